@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Kind is the ACP tool kind shown by the editor. The values are ACP's.
+type Kind string
+
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindDelete  Kind = "delete"
+	KindMove    Kind = "move"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+	KindThink   Kind = "think"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// Tool is one model-callable tool. Implementations are stateless values;
+// everything a call needs arrives in Env and the input.
+type Tool interface {
+	// Name is Claude Code's tool name ("Read", "Bash", ...).
+	Name() string
+	Description() string
+	// Schema is the JSON Schema of the input object (inline root,
+	// additionalProperties false).
+	Schema() json.RawMessage
+	Kind() Kind
+	// ReadOnly tools are the only ones allowed in plan mode and run without
+	// asking in default mode.
+	ReadOnly() bool
+	// Describe derives the editor-facing title and locations from the raw
+	// input. It must tolerate invalid input (it runs before validation).
+	Describe(env *Env, input json.RawMessage) Description
+	// Run executes the call. Failures are reported in Result (IsError), not
+	// as a Go error: a tool never ends the turn.
+	Run(ctx context.Context, env *Env, input json.RawMessage) Result
+}
+
+// Description is what the editor shows for a pending call.
+type Description struct {
+	Title     string
+	Locations []Location
+}
+
+// Location is a file (and optionally a 1-based line) a call touches.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Diff is an edit shown to the editor. OldText nil means a new file.
+type Diff struct {
+	Path    string  `json:"path"`
+	OldText *string `json:"oldText"`
+	NewText string  `json:"newText"`
+}
+
+// Result is the outcome of one call.
+type Result struct {
+	// Text is what the model receives as the tool_result content.
+	Text    string `json:"text"`
+	IsError bool   `json:"isError,omitempty"`
+	// Diffs, Locations and TerminalID are what the editor shows; when all
+	// are empty the editor is shown Text.
+	Diffs      []Diff     `json:"diffs,omitempty"`
+	Locations  []Location `json:"locations,omitempty"`
+	TerminalID string     `json:"terminalId,omitempty"`
+}
+
+// Errorf returns an error result; the text goes to the model.
+func Errorf(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// FileSystem reads and writes text files. The loop supplies the editor's
+// fs/read_text_file and fs/write_text_file when the client offers them;
+// a nil FileSystem in Env means the local disk.
+type FileSystem interface {
+	ReadTextFile(ctx context.Context, path string) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// ExitStatus is how a command ended. Signal is set when it was killed.
+type ExitStatus struct {
+	ExitCode *int
+	Signal   string
+}
+
+// Terminals runs commands in the editor's terminals (ACP terminal/*).
+// A nil Terminals in Env means local processes.
+type Terminals interface {
+	Create(ctx context.Context, command string, args []string, cwd string, outputByteLimit int) (terminalID string, err error)
+	Output(ctx context.Context, terminalID string) (output string, truncated bool, exit *ExitStatus, err error)
+	WaitForExit(ctx context.Context, terminalID string) (ExitStatus, error)
+	Kill(ctx context.Context, terminalID string) error
+	Release(ctx context.Context, terminalID string) error
+}
+
+// TodoItem is one TodoWrite entry (Claude Code's shape).
+type TodoItem struct {
+	Content    string `json:"content" jsonschema:"minLength=1"`
+	Status     string `json:"status" jsonschema:"enum=pending,enum=in_progress,enum=completed"`
+	ActiveForm string `json:"activeForm,omitempty"`
+	Priority   string `json:"priority,omitempty" jsonschema:"enum=high,enum=medium,enum=low"`
+}
+
+// TaskInput is the Task tool's input (Claude Code's shape).
+type TaskInput struct {
+	Description  string `json:"description" jsonschema:"description=A short (3-5 word) description of the task"`
+	Prompt       string `json:"prompt" jsonschema:"description=The task for the agent to perform"`
+	SubagentType string `json:"subagent_type,omitempty" jsonschema:"description=The type of specialized agent to use for this task"`
+}
+
+// Env is the per-call environment the loop provides.
+type Env struct {
+	SessionID string
+	// Cwd is the session's absolute working directory.
+	Cwd string
+	// Roots are the absolute directories tools may touch (Cwd first, then
+	// configured extra directories). Paths outside them are refused.
+	Roots []string
+
+	FS        FileSystem // nil: local disk
+	Terminals Terminals  // nil: local processes
+
+	// Progress reports an intermediate result (for example a terminal id
+	// to embed as soon as the command starts). May be nil.
+	Progress func(Result)
+	// Todos publishes the TodoWrite list (the loop sends an ACP plan).
+	Todos func(ctx context.Context, items []TodoItem) error
+	// RunSubagent runs a Task subagent and returns its final text.
+	RunSubagent func(ctx context.Context, in TaskInput) (string, error)
+
+	// OutputLimit caps captured command output in bytes (0: default).
+	OutputLimit int
+}
