@@ -1,0 +1,131 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// rpc is the part of *jsonrpc2.Conn the client needs; tests may fake it.
+type rpc interface {
+	Call(ctx context.Context, method string, params, result any, opts ...jsonrpc2.CallOption) error
+	Notify(ctx context.Context, method string, params any, opts ...jsonrpc2.CallOption) error
+}
+
+// Client makes the agent's calls to the editor: session updates and the
+// reverse requests (permission, fs, terminal). It is safe for concurrent
+// use; writes are serialised by the connection, so the notifications of
+// one goroutine reach the editor in the order they were sent.
+type Client struct {
+	rpc    rpc
+	nextID atomic.Uint64
+
+	mu   sync.RWMutex
+	caps ClientCapabilities
+}
+
+// NewClient wraps a JSON-RPC connection.
+func NewClient(conn rpc) *Client { return &Client{rpc: conn} }
+
+// Capabilities returns what the editor advertised in initialize.
+func (c *Client) Capabilities() ClientCapabilities {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.caps
+}
+
+func (c *Client) setCapabilities(caps ClientCapabilities) {
+	c.mu.Lock()
+	c.caps = caps
+	c.mu.Unlock()
+}
+
+// SessionUpdate sends one session/update notification.
+func (c *Client) SessionUpdate(ctx context.Context, sessionID string, u SessionUpdate) error {
+	return c.rpc.Notify(context.WithoutCancel(ctx), MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
+}
+
+// call sends a request with an id the client picks, so that cancelling ctx
+// can name it in a $/cancel_request. A late answer is dropped by jsonrpc2.
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	id := jsonrpc2.ID{Str: "cordis-" + strconv.FormatUint(c.nextID.Add(1), 10), IsString: true}
+	err := c.rpc.Call(ctx, method, params, result, jsonrpc2.PickID(id))
+	if err != nil && ctx.Err() != nil {
+		_ = c.rpc.Notify(context.WithoutCancel(ctx), MethodCancelRequest, map[string]any{"requestId": id.Str})
+		return ctx.Err()
+	}
+	var rpcErr *jsonrpc2.Error
+	if errors.As(err, &rpcErr) {
+		return &Error{Code: rpcErr.Code, Message: rpcErr.Message}
+	}
+	return err
+}
+
+// RequestPermission asks the user to approve a tool call.
+func (c *Client) RequestPermission(ctx context.Context, req *RequestPermissionRequest) (*RequestPermissionResponse, error) {
+	var resp RequestPermissionResponse
+	if err := c.call(ctx, MethodSessionRequestPermission, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// ReadTextFile reads a file through the editor (its unsaved buffer view).
+func (c *Client) ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (string, error) {
+	var resp ReadTextFileResponse
+	if err := c.call(ctx, MethodFSReadTextFile, req, &resp); err != nil {
+		return "", err
+	}
+	return resp.Content, nil
+}
+
+// WriteTextFile writes a file through the editor. The result may be null
+// or {}; both are accepted.
+func (c *Client) WriteTextFile(ctx context.Context, req *WriteTextFileRequest) error {
+	var ignored json.RawMessage
+	return c.call(ctx, MethodFSWriteTextFile, req, &ignored)
+}
+
+// CreateTerminal starts a command in an editor terminal.
+func (c *Client) CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (string, error) {
+	var resp CreateTerminalResponse
+	if err := c.call(ctx, MethodTerminalCreate, req, &resp); err != nil {
+		return "", err
+	}
+	return resp.TerminalID, nil
+}
+
+// TerminalOutput reads a terminal's output so far.
+func (c *Client) TerminalOutput(ctx context.Context, req *TerminalRequest) (*TerminalOutputResponse, error) {
+	var resp TerminalOutputResponse
+	if err := c.call(ctx, MethodTerminalOutput, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// WaitForTerminalExit blocks until the terminal's command exits.
+func (c *Client) WaitForTerminalExit(ctx context.Context, req *TerminalRequest) (*TerminalExitStatus, error) {
+	var resp TerminalExitStatus
+	if err := c.call(ctx, MethodTerminalWaitForExit, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// KillTerminal kills the command; the terminal stays valid.
+func (c *Client) KillTerminal(ctx context.Context, req *TerminalRequest) error {
+	var ignored json.RawMessage
+	return c.call(ctx, MethodTerminalKill, req, &ignored)
+}
+
+// ReleaseTerminal frees the terminal (killing its command if needed).
+func (c *Client) ReleaseTerminal(ctx context.Context, req *TerminalRequest) error {
+	var ignored json.RawMessage
+	return c.call(ctx, MethodTerminalRelease, req, &ignored)
+}

@@ -1,0 +1,349 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+// Config is everything the agent needs; cmd/cordis assembles it from
+// cordis.yml.
+type Config struct {
+	Provider llm.Provider
+	// Model is the default model; Models are the choices offered in the
+	// model config option (Model is added when missing).
+	Model     string
+	Models    []string
+	MaxTokens int
+	// ThinkingBudget > 0 asks for extended thinking.
+	ThinkingBudget int
+
+	// StateDir holds sessions/<id>.jsonl.
+	StateDir string
+	Hooks    hooks.Seams
+	Tools    []tools.Tool
+	// SystemPrompt replaces the built-in base prompt when set.
+	SystemPrompt string
+	// ExtraDirectories are absolute directories tools may touch besides
+	// the session cwd.
+	ExtraDirectories []string
+
+	// MaxTurnRequests caps model requests per prompt turn.
+	MaxTurnRequests int
+	// MaxStopBlocks caps consecutive Stop/SubagentStop blocks.
+	MaxStopBlocks int
+	// MaxSubagentDepth caps Task nesting (1: subagents cannot spawn more).
+	MaxSubagentDepth int
+	// ContextWindow is the model's window, for usage_update.
+	ContextWindow int
+	// DefaultMode is the permission mode new sessions start in.
+	DefaultMode string
+
+	Version string
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+func (c *Config) setDefaults() {
+	if c.Hooks == nil {
+		c.Hooks = hooks.None{}
+	}
+	if c.Tools == nil {
+		c.Tools = tools.Builtin()
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = 8192
+	}
+	if c.MaxTurnRequests == 0 {
+		c.MaxTurnRequests = 100
+	}
+	if c.MaxStopBlocks == 0 {
+		c.MaxStopBlocks = 8
+	}
+	if c.MaxSubagentDepth == 0 {
+		c.MaxSubagentDepth = 1
+	}
+	if c.ContextWindow == 0 {
+		c.ContextWindow = 200000
+	}
+	if c.DefaultMode == "" {
+		c.DefaultMode = ModeDefault
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if !slices.Contains(c.Models, c.Model) {
+		c.Models = append([]string{c.Model}, c.Models...)
+	}
+}
+
+// Agent implements acp.Agent: it owns the sessions of one connection.
+type Agent struct {
+	cfg    Config
+	client *acp.Client
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+}
+
+// New returns the constructor acp.Serve expects.
+func New(cfg Config) func(*acp.Client) acp.Agent {
+	cfg.setDefaults()
+	return func(c *acp.Client) acp.Agent {
+		return &Agent{cfg: cfg, client: c, log: cfg.Logger, sessions: map[string]*Session{}}
+	}
+}
+
+func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	resp := &acp.InitializeResponse{
+		ProtocolVersion: acp.ProtocolVersion,
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			SessionCapabilities: acp.SessionCapabilities{
+				List:                  &acp.Supported{},
+				Close:                 &acp.Supported{},
+				AdditionalDirectories: &acp.Supported{},
+			},
+		},
+		AuthMethods: []acp.AuthMethod{},
+		AgentInfo:   &acp.Implementation{Name: "cordis", Title: "cordis", Version: a.cfg.Version},
+	}
+	if env := a.missingKeyEnv(); env != "" {
+		resp.AuthMethods = append(resp.AuthMethods, acp.AuthMethod{
+			ID:          "env:" + env,
+			Name:        "Set " + env,
+			Description: fmt.Sprintf("cordis reads the model API key from the %s environment variable: set it where the editor starts cordis, then restart the agent.", env),
+		})
+	}
+	return resp, nil
+}
+
+// missingKeyEnv names the environment variable to set when the provider
+// has no credentials, or "".
+func (a *Agent) missingKeyEnv() string {
+	cc, ok := a.cfg.Provider.(llm.CredentialChecker)
+	if !ok {
+		return ""
+	}
+	err := cc.CheckCredentials()
+	var e *llm.Error
+	if err == nil || !errors.As(err, &e) {
+		return ""
+	}
+	for _, f := range strings.Fields(e.Message) {
+		f = strings.Trim(f, ".,:;'\"`")
+		if f != "" && strings.ToUpper(f) == f && strings.Contains(f, "_") {
+			return f
+		}
+	}
+	return "ANTHROPIC_API_KEY"
+}
+
+func (a *Agent) authError() error {
+	cc, ok := a.cfg.Provider.(llm.CredentialChecker)
+	if !ok {
+		return nil
+	}
+	if err := cc.CheckCredentials(); err != nil {
+		return acp.AuthRequired(err.Error())
+	}
+	return nil
+}
+
+func (a *Agent) Authenticate(ctx context.Context, req *acp.AuthenticateRequest) error {
+	if err := a.authError(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if err := a.authError(); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
+		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", req.Cwd)
+	}
+	id := sessionlog.NewID()
+	s, err := a.openSession(id, req.Cwd, req.AdditionalDirectories, false)
+	if err != nil {
+		return nil, acp.InternalError("creating session: %v", err)
+	}
+	s.queueSessionStart(ctx, "startup")
+	return &acp.NewSessionResponse{SessionID: id, Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
+}
+
+func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Session, error) {
+	roots := append([]string{cwd}, extra...)
+	roots = append(roots, a.cfg.ExtraDirectories...)
+	path := sessionlog.Path(a.cfg.StateDir, id)
+	var (
+		w   *sessionlog.Writer
+		err error
+	)
+	if existing {
+		w, err = sessionlog.Open(path, sessionlog.WithClock(a.cfg.Now))
+	} else {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
+		}
+		w, err = sessionlog.Create(path, sessionlog.WithClock(a.cfg.Now))
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{
+		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: path,
+		mode: a.cfg.DefaultMode, model: a.cfg.Model,
+		allowAlways: map[string]bool{}, rejectAlways: map[string]bool{},
+	}
+	if !existing {
+		s.record(sessionlog.TypeSessionStart, sessionStartData{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
+	}
+	a.mu.Lock()
+	if old := a.sessions[id]; old != nil {
+		old.close()
+	}
+	a.sessions[id] = s
+	a.mu.Unlock()
+	return s, nil
+}
+
+func (a *Agent) session(id string) (*Session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[id]
+	if s == nil {
+		return nil, acp.SessionNotFound(id)
+	}
+	return s, nil
+}
+
+func (a *Agent) SessionOpened(ctx context.Context, sessionID string) {
+	s, err := a.session(sessionID)
+	if err != nil {
+		return
+	}
+	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: builtinCommands()})
+	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+}
+
+func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	list, err := sessionlog.List(a.cfg.StateDir)
+	if err != nil {
+		return nil, acp.InternalError("listing sessions: %v", err)
+	}
+	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for _, s := range list {
+		if req.Cwd != "" && s.Cwd != req.Cwd {
+			continue
+		}
+		info := acp.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, Title: s.Title}
+		if !s.UpdatedAt.IsZero() {
+			info.UpdatedAt = s.UpdatedAt.UTC().Format(time.RFC3339)
+		}
+		resp.Sessions = append(resp.Sessions, info)
+	}
+	return resp, nil
+}
+
+func (a *Agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) error {
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	delete(a.sessions, req.SessionID)
+	a.mu.Unlock()
+	if s == nil {
+		return acp.SessionNotFound(req.SessionID)
+	}
+	s.end(ctx, "other")
+	return nil
+}
+
+func (a *Agent) SetSessionMode(ctx context.Context, req *acp.SetSessionModeRequest) error {
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return err
+	}
+	if err := s.setMode(req.ModeID); err != nil {
+		return err
+	}
+	s.notify(ctx, acp.CurrentModeUpdate{CurrentModeID: req.ModeID})
+	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	return nil
+}
+
+func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var value string
+	if req.Type == "boolean" || unmarshalString(req.Value, &value) != nil {
+		return nil, acp.InvalidParams("field \"value\" must be one of the option's values (a string)")
+	}
+	switch req.ConfigID {
+	case configMode:
+		if err := s.setMode(value); err != nil {
+			return nil, err
+		}
+		s.notify(ctx, acp.CurrentModeUpdate{CurrentModeID: value})
+	case configModel:
+		if !slices.Contains(a.cfg.Models, value) {
+			return nil, acp.InvalidParams("field \"value\": unknown model %q (valid: %s)", value, strings.Join(a.cfg.Models, ", "))
+		}
+		s.mu.Lock()
+		s.model = value
+		s.mu.Unlock()
+		s.record(sessionlog.TypeConfigChange, map[string]string{"configId": configModel, "value": value})
+	default:
+		return nil, acp.InvalidParams("field \"configId\": unknown config option %q (valid: %s, %s)", req.ConfigID, configMode, configModel)
+	}
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
+}
+
+func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.authError(); err != nil {
+		return nil, err
+	}
+	reason, err := s.prompt(ctx, req.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	return &acp.PromptResponse{StopReason: reason}, nil
+}
+
+func (a *Agent) Shutdown(ctx context.Context) {
+	a.mu.Lock()
+	sessions := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	a.sessions = map[string]*Session{}
+	a.mu.Unlock()
+	slices.SortFunc(sessions, func(x, y *Session) int { return strings.Compare(x.id, y.id) })
+	for _, s := range sessions {
+		s.end(ctx, "prompt_input_exit")
+	}
+}

@@ -1,0 +1,164 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+)
+
+// TypeAgentText logs text cordis itself showed the user (errors, hook
+// messages), so load replays it.
+const TypeAgentText = "agent/text"
+
+// say shows text cordis itself produced and logs it for replay.
+func (s *Session) say(ctx context.Context, text string) {
+	s.record(TypeAgentText, map[string]string{"text": text})
+	s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(text)})
+}
+
+func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	if !sessionlog.ValidID(req.SessionID) {
+		return nil, acp.SessionNotFound(req.SessionID)
+	}
+	if err := a.authError(); err != nil {
+		return nil, err
+	}
+	path := sessionlog.Path(a.cfg.StateDir, req.SessionID)
+	events, warnings, err := sessionlog.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, acp.SessionNotFound(req.SessionID)
+	}
+	if err != nil {
+		return nil, acp.InternalError("session %s cannot be loaded: %v", req.SessionID, err)
+	}
+	for _, w := range warnings {
+		a.log.Warn("session log", "warning", w)
+	}
+	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
+		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", req.Cwd)
+	}
+	s, err := a.openSession(req.SessionID, req.Cwd, req.AdditionalDirectories, true)
+	if err != nil {
+		return nil, acp.InternalError("reopening session log: %v", err)
+	}
+	s.restore(ctx, events)
+	s.record(sessionlog.TypeSessionLoad, map[string]any{"cwd": req.Cwd, "events": len(events), "warnings": warnings})
+	s.queueSessionStart(ctx, "resume")
+	return &acp.LoadSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
+}
+
+// restore rebuilds the conversation from the log and replays it to the
+// editor as session/update notifications, in log order.
+func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
+	var history []llm.Message
+	for _, ev := range events {
+		switch ev.Type {
+		case sessionlog.TypeMessage:
+			var m llm.Message
+			if json.Unmarshal(ev.Data, &m) != nil {
+				continue
+			}
+			history = append(history, m)
+			if m.Role != llm.RoleAssistant {
+				continue
+			}
+			for _, b := range m.Content {
+				switch b.Type {
+				case llm.BlockText:
+					s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(b.Text)})
+				case llm.BlockThinking:
+					s.notify(ctx, acp.AgentThoughtChunk{Content: acp.TextBlock(b.Thinking)})
+				}
+			}
+		case sessionlog.TypeUserPrompt:
+			var p struct {
+				Content []acp.ContentBlock `json:"content"`
+			}
+			if json.Unmarshal(ev.Data, &p) != nil {
+				continue
+			}
+			for _, b := range p.Content {
+				s.notify(ctx, acp.UserMessageChunk{Content: b})
+			}
+		case TypeAgentText:
+			var t struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(ev.Data, &t) == nil {
+				s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t.Text)})
+			}
+		case sessionlog.TypeToolCall:
+			var t toolEvent
+			if json.Unmarshal(ev.Data, &t) == nil {
+				s.notify(ctx, acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
+			}
+		case sessionlog.TypeToolResult:
+			var t toolResultEvent
+			if json.Unmarshal(ev.Data, &t) == nil {
+				s.notify(ctx, acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
+			}
+		case sessionlog.TypePlan:
+			var entries []acp.PlanEntry
+			if json.Unmarshal(ev.Data, &entries) == nil {
+				s.notify(ctx, acp.PlanUpdate{Entries: entries})
+			}
+		case sessionlog.TypeModeChange:
+			var m struct {
+				Mode string `json:"mode"`
+			}
+			if json.Unmarshal(ev.Data, &m) == nil && m.Mode != "" {
+				s.mode = m.Mode
+			}
+		case sessionlog.TypeConfigChange:
+			var c struct {
+				ConfigID string `json:"configId"`
+				Value    string `json:"value"`
+			}
+			if json.Unmarshal(ev.Data, &c) == nil && c.ConfigID == configModel {
+				s.model = c.Value
+			}
+		case sessionlog.TypeTurnStart:
+			s.turnSeq++
+		}
+	}
+	s.mu.Lock()
+	s.history = repairHistory(history)
+	s.mu.Unlock()
+}
+
+// repairHistory makes a history cut short by a crash valid again: every
+// tool_use gets a tool_result (an interruption notice) so the next request
+// is accepted.
+func repairHistory(in []llm.Message) []llm.Message {
+	var out []llm.Message
+	for i, m := range in {
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		answered := map[string]bool{}
+		if i+1 < len(in) && in[i+1].Role == llm.RoleUser {
+			for _, b := range in[i+1].Content {
+				if b.Type == llm.BlockToolResult {
+					answered[b.ToolUseID] = true
+				}
+			}
+		}
+		var missing []llm.Block
+		for _, b := range m.Content {
+			if b.Type == llm.BlockToolUse && !answered[b.ID] {
+				missing = append(missing, toolResult(b.ID, "This tool call was interrupted (the agent stopped before it finished).", true))
+			}
+		}
+		if len(missing) > 0 {
+			out = append(out, llm.Message{Role: llm.RoleUser, Content: missing})
+		}
+	}
+	return out
+}

@@ -1,0 +1,41 @@
+// Package sessionlog is the append-only JSONL session log: the record of
+// every turn as it happens, and the truth from which session/load rebuilds a
+// session (DESIGN.md, decision 9).
+//
+// # Files
+//
+// A session's log is <stateDir>/sessions/<sessionId>.jsonl (Path); a Task
+// subagent's is <stateDir>/sessions/<parentSessionId>/subagents/<agentId>.jsonl
+// (SubagentPath). NewID makes session ids. Ids also arrive from the network
+// (session/load) and from the model (tool call ids in agent ids), so callers
+// check them with ValidID, and the path helpers hash any id that fails it
+// rather than let it leave the directory.
+//
+// # Format
+//
+// One JSON object per line, '\n'-terminated, no raw newline inside:
+//
+//	{"v":1,"seq":1,"time":"2025-01-02T03:04:05.123456789Z","type":"session/start","data":{"sessionId":"sess_…","cwd":"/src/app","model":"claude-sonnet-4-5"}}
+//	{"v":1,"seq":2,"time":"2025-01-02T03:04:06Z","type":"turn/start","data":{"turnId":"t1","prompt":"fix the failing test"}}
+//	{"v":1,"seq":3,"time":"2025-01-02T03:04:06.5Z","type":"context/message","data":{"role":"user","content":[…]}}
+//
+// v is the envelope version (Version); a reader refuses a higher one. seq
+// counts 1, 2, 3, ... with no gaps. time is RFC 3339 with nanoseconds, UTC.
+// type is one of the Type constants; data is the loop's business.
+//
+// # Crashes
+//
+// Each event is written with a single write(2) on an O_APPEND file, so a
+// crash can leave at most one torn last line. Read skips such a line with a
+// warning and returns everything before it; Open removes it before appending
+// (see Open for why it truncates rather than isolates it). A bad line anywhere
+// else means the log was damaged by something other than a crash, and Read
+// reports it as a *FormatError naming file and line instead of guessing.
+//
+// # Concurrency
+//
+// A Writer is safe for concurrent Append. Use one Writer per file per
+// process, and no writer in another process. Readers (Read, List) may run
+// while a Writer appends: they see a prefix of the log, possibly ending in a
+// line still being written, which they treat as a torn tail.
+package sessionlog

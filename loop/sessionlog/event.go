@@ -1,0 +1,121 @@
+package sessionlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Version is the envelope version this package writes and the highest it reads.
+const Version = 1
+
+// MaxLineSize is the longest line (including its '\n') that Append writes and
+// Read accepts. It is generous because a tool result can carry a large output;
+// Append refuses anything longer so that every log it writes stays readable.
+const MaxLineSize = 64 << 20
+
+// Event is one line of a session log.
+type Event struct {
+	V    int             `json:"v"`
+	Seq  int64           `json:"seq"`
+	Time time.Time       `json:"time"`
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Event types the loop writes. This package treats Data as opaque except where
+// a comment says List reads a field; the loop owns the data shapes.
+const (
+	// TypeSessionStart is the first event of every log. Data: sessionId, cwd,
+	// additionalDirectories, model, mode, created. List reads cwd and
+	// additionalDirectories.
+	TypeSessionStart = "session/start"
+	// TypeSessionLoad marks that the session was loaded (session/load) and the
+	// log reopened for appending.
+	TypeSessionLoad = "session/load"
+	// TypeTurnStart opens a turn. Data: turnId, prompt (a plain-text summary of
+	// the user's prompt). List uses the first turn's prompt as the title.
+	TypeTurnStart = "turn/start"
+	// TypeUserPrompt is the prompt as the editor sent it (turnId, content
+	// blocks), so that session/load can replay what the user typed.
+	TypeUserPrompt = "user/prompt"
+	// TypeMessage is one full conversation message as the loop keeps it (an
+	// llm message); session/load rebuilds the model's context from these.
+	TypeMessage = "context/message"
+	// TypeModelRequest summarizes a model call: model, message count, tool
+	// names, system prompt hash (not the whole request, which is derivable).
+	TypeModelRequest = "model/request"
+	// TypeModelResponse is a model's answer: stopReason, usage, content.
+	TypeModelResponse = "model/response"
+	// TypeModelError is a failed model call: error, kind.
+	TypeModelError = "model/error"
+	// TypeToolCall is a tool call the model made: toolCallId, name, input,
+	// title, kind.
+	TypeToolCall = "tool/call"
+	// TypePermission is a permission decision: toolCallId, decision,
+	// optionId, source (hook, editor, policy).
+	TypePermission = "permission"
+	// TypeToolResult is a tool's outcome: toolCallId, status, output,
+	// isError, content.
+	TypeToolResult = "tool/result"
+	// TypeHookStart, TypeHookResult and TypeHookError record every hook run.
+	TypeHookStart  = "hook/start"
+	TypeHookResult = "hook/result"
+	TypeHookError  = "hook/error"
+	// TypeSteering is a message injected into a running turn (for example a
+	// Stop hook's block reason).
+	TypeSteering = "steering"
+	// TypeSubagentStart and TypeSubagentEnd bracket a Task subagent, whose
+	// own events go to SubagentPath.
+	TypeSubagentStart = "subagent/start"
+	TypeSubagentEnd   = "subagent/end"
+	// TypeTurnEnd closes a turn. Data: stopReason.
+	TypeTurnEnd = "turn/end"
+	// TypeTurnRejected records a prompt blocked before the model saw it.
+	TypeTurnRejected = "turn/rejected"
+	// TypePlan is the agent's plan (TodoWrite) as shown to the editor.
+	TypePlan = "plan"
+	// TypeNotice is an informational message shown to the user.
+	TypeNotice = "notice"
+	// TypeModeChange records a session mode switch.
+	TypeModeChange = "mode/change"
+	// TypeConfigChange records a session config option change.
+	TypeConfigChange = "config/change"
+	// TypeCommand records a slash command and its expansion.
+	TypeCommand = "command"
+)
+
+// errNotJSON marks a line that is not syntactically JSON: the signature of a
+// torn write, tolerated only at the end of a log.
+type errNotJSON struct{ err error }
+
+func (e errNotJSON) Error() string { return e.err.Error() }
+
+// decodeLine parses one line (without its '\n'). It returns errNotJSON when
+// the line is not JSON at all, and another error when it is JSON but not a
+// valid event; only the former can be a torn write.
+func decodeLine(line []byte) (Event, error) {
+	var ev Event
+	err := json.Unmarshal(line, &ev)
+	if err != nil && !json.Valid(line) {
+		return Event{}, errNotJSON{err}
+	}
+	// Check the version before other errors: a newer format may change field
+	// types, and "unsupported version" is the useful message then.
+	if ev.V > Version {
+		return Event{}, fmt.Errorf("unsupported log version %d (this build reads version %d)", ev.V, Version)
+	}
+	if err != nil {
+		return Event{}, fmt.Errorf("corrupt event: %w", err)
+	}
+	switch {
+	case ev.V < 1:
+		return Event{}, errors.New(`corrupt event: missing or invalid "v"`)
+	case ev.Seq < 1:
+		return Event{}, errors.New(`corrupt event: missing or invalid "seq"`)
+	case ev.Type == "":
+		return Event{}, errors.New(`corrupt event: missing "type"`)
+	}
+	return ev, nil
+}

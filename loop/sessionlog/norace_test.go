@@ -1,0 +1,5 @@
+//go:build !race
+
+package sessionlog
+
+const raceEnabled = false

@@ -1,0 +1,88 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+const subagentPrompt = `You are a subagent of cordis, started by the main agent to do one task. Work autonomously with your tools, then answer with a concise report of what you found or did: your final message is all the main agent will see.`
+
+// runSubagent runs a Task: a child loop with its own history, tools and
+// log file. Its text is mirrored on the parent's tool call as it streams;
+// its final message is the tool result.
+func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.TaskInput) (string, error) {
+	s := r.s
+	depth := r.depth + 1
+	if depth > s.agent.cfg.MaxSubagentDepth {
+		return "", fmt.Errorf("subagents may nest at most %d deep", s.agent.cfg.MaxSubagentDepth)
+	}
+	agentID := "agent-" + parentCallID
+	path := sessionlog.SubagentPath(s.agent.cfg.StateDir, s.id, agentID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	log, err := sessionlog.Create(path, sessionlog.WithClock(s.agent.cfg.Now))
+	if err != nil {
+		return "", err
+	}
+	defer log.Close()
+	agentType := firstNonEmpty(in.SubagentType, "general-purpose")
+	r.record(sessionlog.TypeSubagentStart, map[string]any{"agentId": agentID, "toolCallId": parentCallID, "agentType": agentType, "description": in.Description})
+
+	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType})
+	startContext := start.AdditionalContext
+
+	var (
+		mu       sync.Mutex
+		progress strings.Builder
+	)
+	system := []string{subagentPrompt, environmentPrompt(s.cwd, s.roots)}
+	if pi := s.projectInstructions(); pi != "" {
+		system = append(system, pi)
+	}
+	var history []llm.Message
+	child := &runner{
+		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log,
+		tools: s.toolsFor(depth), system: system, stopEvent: hooks.SubagentStop,
+		emitText: func(ctx context.Context, t string) {
+			mu.Lock()
+			progress.WriteString(t)
+			text := tail(progress.String(), 4000)
+			mu.Unlock()
+			s.notify(ctx, acp.ToolCallUpdate{ToolCallID: parentCallID, Content: []acp.ToolCallContent{acp.ContentText(text)}})
+		},
+		emitThought: func(context.Context, string) {},
+		takeContext: func() []string {
+			c := startContext
+			startContext = nil
+			return c
+		},
+	}
+	reason := child.run(ctx, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(in.Prompt)}})
+	r.record(sessionlog.TypeSubagentEnd, map[string]any{"agentId": agentID, "stopReason": reason})
+	if reason == acp.StopCancelled {
+		return "", ctx.Err()
+	}
+	result := strings.TrimSpace(child.lastText)
+	if result == "" {
+		result = fmt.Sprintf("The subagent ended (%s) without a final message.", reason)
+	}
+	return result, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

@@ -1,0 +1,188 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+// runTools runs the model's tool calls in order and returns one
+// tool_result per call. Once ctx is cancelled the remaining calls are
+// answered as interrupted, so the history stays valid for the next turn.
+func (r *runner) runTools(ctx context.Context, uses []llm.Block) []llm.Block {
+	results := make([]llm.Block, 0, len(uses))
+	for _, u := range uses {
+		if ctx.Err() != nil {
+			results = append(results, toolResult(u.ID, "The user interrupted this tool call before it ran.", true))
+			continue
+		}
+		res := r.runTool(ctx, u)
+		results = append(results, res)
+	}
+	return results
+}
+
+// toolEvent is the log record of a tool call: what load replays.
+type toolEvent struct {
+	ToolCallID string                 `json:"toolCallId"`
+	Name       string                 `json:"name"`
+	Title      string                 `json:"title"`
+	Kind       acp.ToolKind           `json:"kind"`
+	Input      json.RawMessage        `json:"input,omitempty"`
+	Locations  []acp.ToolCallLocation `json:"locations,omitempty"`
+	AgentID    string                 `json:"agentId,omitempty"`
+}
+
+type toolResultEvent struct {
+	ToolCallID string                `json:"toolCallId"`
+	Status     acp.ToolCallStatus    `json:"status"`
+	Output     string                `json:"output"`
+	IsError    bool                  `json:"isError,omitempty"`
+	Content    []acp.ToolCallContent `json:"content,omitempty"`
+}
+
+func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
+	s := r.s
+	tool, ok := tools.ByName(r.tools, use.Name)
+	env := s.toolEnv(ctx, r, use.ID)
+	ev := toolEvent{ToolCallID: use.ID, Name: use.Name, Title: use.Name, Kind: acp.ToolKindOther, Input: use.Input, AgentID: r.agentID}
+	if ok {
+		desc := tool.Describe(env, use.Input)
+		ev.Title = firstNonEmpty(desc.Title, use.Name)
+		ev.Kind = acp.ToolKind(tool.Kind())
+		ev.Locations = convertLocations(desc.Locations)
+	}
+	r.record(sessionlog.TypeToolCall, ev)
+	s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input)})
+
+	fail := func(msg string) llm.Block {
+		r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true})
+		return toolResult(use.ID, msg, true)
+	}
+	if !ok {
+		return fail(fmt.Sprintf("Unknown tool %q. Available tools: %s.", use.Name, toolNames(r.tools)))
+	}
+	if use.Input == nil {
+		return fail(fmt.Sprintf("The input for %s was not valid JSON: %s", use.Name, firstNonEmpty(use.Text, "(empty)")))
+	}
+
+	input := use.Input
+	pre := s.runHook(ctx, &hooks.Input{Event: hooks.PreToolUse, TurnID: r.turnID, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input, AgentID: r.agentID})
+	s.showSystemMessages(ctx, pre)
+	if pre.StopTurn {
+		return fail("A hook stopped the turn: " + firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
+	}
+	if pre.UpdatedInput != nil {
+		input = pre.UpdatedInput
+	}
+	var extraContext []string
+	extraContext = append(extraContext, pre.AdditionalContext...)
+
+	verdict := r.permit(ctx, tool, use.ID, ev, input, pre)
+	r.record(sessionlog.TypePermission, verdict)
+	if !verdict.Allowed {
+		return fail(verdict.Message)
+	}
+	if verdict.UpdatedInput != nil {
+		input = verdict.UpdatedInput
+	}
+
+	s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Status: acp.ToolStatusInProgress})
+	res := tool.Run(ctx, env, input)
+	if ctx.Err() != nil && !res.IsError {
+		res = tools.Result{Text: "The user interrupted this tool call.", IsError: true}
+	}
+
+	event := hooks.PostToolUse
+	in := &hooks.Input{Event: event, TurnID: r.turnID, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input, AgentID: r.agentID}
+	if res.IsError {
+		in.Event = hooks.PostToolUseFailure
+		in.Error = res.Text
+	} else {
+		in.ToolResponse, _ = json.Marshal(map[string]any{"output": res.Text})
+	}
+	post := s.runHook(context.WithoutCancel(ctx), in)
+	s.showSystemMessages(ctx, post)
+	modelText := res.Text
+	if post.ReplaceResult != nil {
+		modelText = *post.ReplaceResult
+	}
+	if post.Block {
+		modelText += "\n\n" + systemReminder("Hook feedback on this tool call:\n"+firstNonEmpty(post.Reason, "blocked without a reason"))
+	}
+	extraContext = append(extraContext, post.AdditionalContext...)
+	for _, c := range extraContext {
+		modelText += "\n\n" + systemReminder(c)
+	}
+	r.finishTool(ctx, use.ID, res)
+	return toolResult(use.ID, modelText, res.IsError)
+}
+
+// finishTool sends the final tool_call_update and logs the result.
+func (r *runner) finishTool(ctx context.Context, id string, res tools.Result) {
+	status := acp.ToolStatusCompleted
+	if res.IsError {
+		status = acp.ToolStatusFailed
+	}
+	content := resultContent(res)
+	r.record(sessionlog.TypeToolResult, toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content})
+	r.s.notify(ctx, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
+}
+
+func resultContent(res tools.Result) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
+	for _, d := range res.Diffs {
+		out = append(out, acp.DiffContent(d.Path, d.OldText, d.NewText))
+	}
+	if res.TerminalID != "" {
+		out = append(out, acp.TerminalContent(res.TerminalID))
+	}
+	if len(out) == 0 && res.Text != "" {
+		out = append(out, acp.ContentText(res.Text))
+	}
+	if len(out) > 0 && res.IsError && len(res.Diffs) > 0 {
+		out = append(out, acp.ContentText(res.Text))
+	}
+	return out
+}
+
+func convertLocations(ls []tools.Location) []acp.ToolCallLocation {
+	var out []acp.ToolCallLocation
+	for _, l := range ls {
+		loc := acp.ToolCallLocation{Path: l.Path}
+		if l.Line > 0 {
+			line := l.Line
+			loc.Line = &line
+		}
+		out = append(out, loc)
+	}
+	return out
+}
+
+func toolResult(id, text string, isError bool) llm.Block {
+	return llm.Block{Type: llm.BlockToolResult, ToolUseID: id, Content: []llm.Block{llm.Text(text)}, IsError: isError}
+}
+
+func rawOrEmpty(in json.RawMessage) json.RawMessage {
+	if in == nil {
+		return json.RawMessage("{}")
+	}
+	return in
+}
+
+func toolNames(ts []tools.Tool) string {
+	out := ""
+	for i, t := range ts {
+		if i > 0 {
+			out += ", "
+		}
+		out += t.Name()
+	}
+	return out
+}
