@@ -78,6 +78,9 @@ type Server struct {
 	turns       map[string]*turn // by session id: the latest turn
 	wg          sync.WaitGroup
 	baseCtx     context.Context
+	// ready is closed once agent and client are set; the read loop starts
+	// inside NewConn, before they can be.
+	ready chan struct{}
 }
 
 // Serve runs the ACP server on r/w until r reaches EOF or ctx ends. newAgent
@@ -99,10 +102,11 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx}
+	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx, ready: make(chan struct{})}
 	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{opts.Logger}))
 	s.client = NewClient(conn)
 	s.agent = newAgent(s.client)
+	close(s.ready)
 
 	select {
 	case <-conn.DisconnectNotify():
@@ -123,6 +127,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 
 // Handle implements jsonrpc2.Handler. It runs on the read goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-s.ready
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic in ACP handler", "method", req.Method, "panic", p, "stack", string(debug.Stack()))

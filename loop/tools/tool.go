@@ -104,10 +104,10 @@ type Terminals interface {
 
 // TodoItem is one TodoWrite entry (Claude Code's shape).
 type TodoItem struct {
-	Content    string `json:"content" jsonschema:"minLength=1"`
-	Status     string `json:"status" jsonschema:"enum=pending,enum=in_progress,enum=completed"`
-	ActiveForm string `json:"activeForm,omitempty"`
-	Priority   string `json:"priority,omitempty" jsonschema:"enum=high,enum=medium,enum=low"`
+	Content    string `json:"content" jsonschema:"minLength=1" jsonschema_description:"What needs to be done, in the imperative (Run the tests)."`
+	Status     string `json:"status" jsonschema:"enum=pending,enum=in_progress,enum=completed" jsonschema_description:"The item's state; keep exactly one item in_progress while working."`
+	ActiveForm string `json:"activeForm,omitempty" jsonschema_description:"The same task in the present continuous, shown while it is in progress (Running the tests)."`
+	Priority   string `json:"priority,omitempty" jsonschema:"enum=high,enum=medium,enum=low" jsonschema_description:"How important the item is."`
 }
 
 // TaskInput is the Task tool's input (Claude Code's shape).

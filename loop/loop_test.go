@@ -1,0 +1,479 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/llm/anthropic"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+func TestTextTurnStreamsAndReportsUsage(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("Hello from the model."))
+	sid := h.newSession()
+	if stop := h.prompt(sid, "hi"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	ups := h.editor.Updates(sid)
+	if got := agentText(ups); got != "Hello from the model." {
+		t.Fatalf("agent text = %q", got)
+	}
+	chunks := 0
+	var usage *acp.UsageUpdate
+	for _, u := range ups {
+		switch u := u.(type) {
+		case *acp.AgentMessageChunk:
+			chunks++
+		case *acp.UsageUpdate:
+			usage = u
+		}
+	}
+	if chunks < 2 {
+		t.Errorf("text arrived in %d chunk(s); want it streamed as it arrives", chunks)
+	}
+	if usage == nil || usage.Used != 120 || usage.Size != 200000 {
+		t.Errorf("usage_update = %+v, want used 120 of 200000", usage)
+	}
+	req := h.model.Requests()[0]
+	if req["model"] != "claude-test" || req["stream"] != true {
+		t.Errorf("request model/stream = %v/%v", req["model"], req["stream"])
+	}
+	h.model.checkAllUsed()
+}
+
+func TestProjectInstructionsInSystemPromptInOrder(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("ok"), replyText("ok again"))
+	os.WriteFile(filepath.Join(h.cwd, "CLAUDE.md"), []byte("claude rules"), 0o644)
+	os.WriteFile(filepath.Join(h.cwd, "AGENTS.md"), []byte("agents rules"), 0o644)
+	sid := h.newSession()
+	h.prompt(sid, "one")
+	h.prompt(sid, "two")
+	reqs := h.model.Requests()
+	sys1, _ := json.Marshal(reqs[0]["system"])
+	sys2, _ := json.Marshal(reqs[1]["system"])
+	a, c := strings.Index(string(sys1), "agents rules"), strings.Index(string(sys1), "claude rules")
+	if a < 0 || c < 0 || a > c {
+		t.Fatalf("system prompt should hold AGENTS.md then CLAUDE.md: %s", sys1)
+	}
+	if string(sys1) != string(sys2) {
+		t.Errorf("system prompt changed between requests")
+	}
+	// The second request carries the whole conversation.
+	if msgs := reqs[1]["messages"].([]any); len(msgs) != 3 {
+		t.Errorf("second request has %d messages, want 3 (user, assistant, user)", len(msgs))
+	}
+}
+
+func bashEcho(id, text string) map[string]any {
+	return toolUse(id, "Bash", map[string]any{"command": "echo " + text})
+}
+
+func TestToolCallApprovedRunsAndFeedsResultBack(t *testing.T) {
+	h := newHarness(t, harnessOpts{},
+		streamBlocks("tool_use", textBlock("Running it."), bashEcho("toolu_1", "hi-there")),
+		replyText("Done."))
+	var asked []*acp.RequestPermissionRequest
+	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		asked = append(asked, p)
+		return allow(acp.PermAllowOnce)(ctx, p)
+	}
+	sid := h.newSession()
+	if stop := h.prompt(sid, "run echo"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	if len(asked) != 1 || asked[0].ToolCall.ToolCallID != "toolu_1" || len(asked[0].Options) != 4 {
+		t.Fatalf("permission requests = %+v", asked)
+	}
+	ups := h.editor.Updates(sid)
+	var call *acp.ToolCall
+	for _, u := range ups {
+		if c, ok := u.(*acp.ToolCall); ok {
+			call = c
+		}
+	}
+	if call == nil || call.Kind != acp.ToolKindExecute || call.Status != acp.ToolStatusPending {
+		t.Fatalf("tool_call = %+v", call)
+	}
+	statuses := []acp.ToolCallStatus{}
+	for _, u := range toolUpdates(ups, "toolu_1") {
+		if u.Status != "" {
+			statuses = append(statuses, u.Status)
+		}
+	}
+	if fmt.Sprint(statuses) != "[in_progress completed]" {
+		t.Fatalf("statuses = %v", statuses)
+	}
+	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	if isErr || !strings.Contains(text, "hi-there") {
+		t.Fatalf("tool_result = %q (error %v)", text, isErr)
+	}
+}
+
+func TestToolCallRejectedIsAnErrorResultAndAlwaysIsRemembered(t *testing.T) {
+	h := newHarness(t, harnessOpts{},
+		streamBlocks("tool_use", bashEcho("toolu_1", "a")),
+		streamBlocks("tool_use", bashEcho("toolu_2", "b")),
+		replyText("Understood."))
+	n := 0
+	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		n++
+		return allow(acp.PermRejectAlways)(ctx, p)
+	}
+	sid := h.newSession()
+	h.prompt(sid, "x")
+	reqs := h.model.Requests()
+	text, isErr := toolResultIn(t, reqs[1], "toolu_1")
+	if !isErr || !strings.Contains(text, "rejected") {
+		t.Fatalf("tool_result = %q (error %v)", text, isErr)
+	}
+	if _, isErr := toolResultIn(t, reqs[2], "toolu_2"); !isErr {
+		t.Fatal("second Bash call ran after reject_always")
+	}
+	if n != 1 {
+		t.Fatalf("asked %d times, want 1 (reject_always remembered)", n)
+	}
+	last := toolUpdates(h.editor.Updates(sid), "toolu_1")
+	if last[len(last)-1].Status != acp.ToolStatusFailed {
+		t.Fatalf("rejected call status = %q, want failed", last[len(last)-1].Status)
+	}
+}
+
+func TestPermissionRequestFailureDenies(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
+	h.editor.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		return nil, errors.New("editor exploded")
+	}
+	sid := h.newSession()
+	h.prompt(sid, "x")
+	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	if !isErr || !strings.Contains(text, "not run") {
+		t.Fatalf("tool_result = %q (error %v), want a denial", text, isErr)
+	}
+}
+
+func TestPreToolUseDenyAndAllow(t *testing.T) {
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event != hooks.PreToolUse {
+			return hooks.Decision{}
+		}
+		var input struct{ Command string }
+		json.Unmarshal(in.ToolInput, &input)
+		if strings.Contains(input.Command, "forbidden") {
+			return hooks.Decision{Permission: hooks.Deny, Reason: "no forbidden things"}
+		}
+		return hooks.Decision{Permission: hooks.Allow}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams},
+		streamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "fine")),
+		replyText("ok"))
+	h.editor.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		t.Error("asked the editor although a hook decided")
+		return nil, errors.New("unexpected")
+	}
+	sid := h.newSession()
+	h.prompt(sid, "x")
+	req := h.model.Requests()[1]
+	text, isErr := toolResultIn(t, req, "toolu_1")
+	if !isErr || !strings.Contains(text, "no forbidden things") {
+		t.Fatalf("denied result = %q (error %v)", text, isErr)
+	}
+	text, isErr = toolResultIn(t, req, "toolu_2")
+	if isErr || !strings.Contains(text, "fine") {
+		t.Fatalf("allowed result = %q (error %v)", text, isErr)
+	}
+}
+
+func TestPreToolUseAskForcesQuestionInBypassMode(t *testing.T) {
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event == hooks.PreToolUse {
+			return hooks.Decision{Permission: hooks.Ask}
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
+	asked := 0
+	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		asked++
+		return allow(acp.PermAllowOnce)(ctx, p)
+	}
+	h.prompt(h.newSession(), "x")
+	if asked != 1 {
+		t.Fatalf("asked %d times, want 1: a hook's ask is honoured, not downgraded", asked)
+	}
+}
+
+func TestPlanModeRefusesWritingTools(t *testing.T) {
+	h := newHarness(t, harnessOpts{mode: loop.ModePlan}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
+	h.prompt(h.newSession(), "x")
+	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	if !isErr || !strings.Contains(text, "Plan mode") {
+		t.Fatalf("result = %q", text)
+	}
+}
+
+func TestStopHookBlockContinuesOnceWithSteering(t *testing.T) {
+	var stops []bool
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event != hooks.Stop {
+			return hooks.Decision{}
+		}
+		stops = append(stops, in.StopHookActive)
+		if !in.StopHookActive {
+			return hooks.Decision{Block: true, Reason: "run the tests first"}
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams}, replyText("All done."), replyText("Tests pass."))
+	sid := h.newSession()
+	if stop := h.prompt(sid, "fix it"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	if fmt.Sprint(stops) != "[false true]" {
+		t.Fatalf("stop_hook_active sequence = %v", stops)
+	}
+	second, _ := json.Marshal(h.model.Requests()[1]["messages"])
+	if !strings.Contains(string(second), "run the tests first") {
+		t.Fatalf("the block reason did not reach the model: %s", second)
+	}
+}
+
+func TestStopHookThatAlwaysBlocksIsCapped(t *testing.T) {
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event == hooks.Stop {
+			return hooks.Decision{Block: true, Reason: "never done"}
+		}
+		return hooks.Decision{}
+	})
+	script := []http.HandlerFunc{}
+	for range 4 {
+		script = append(script, replyText("again"))
+	}
+	h := newHarness(t, harnessOpts{hooks: seams, cfg: func(c *loop.Config) { c.MaxStopBlocks = 3 }}, script...)
+	sid := h.newSession()
+	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	if n := len(h.model.Requests()); n != 4 {
+		t.Fatalf("%d model requests, want 4 (1 + 3 honoured blocks)", n)
+	}
+	if !strings.Contains(agentText(h.editor.Updates(sid)), "4 consecutive times") {
+		t.Fatalf("the cap was not explained to the user: %q", agentText(h.editor.Updates(sid)))
+	}
+}
+
+func TestUserPromptSubmitBlockRejectsTurn(t *testing.T) {
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event == hooks.UserPromptSubmit && strings.Contains(in.Prompt, "secret") {
+			return hooks.Decision{Block: true, Reason: "prompts may not contain secrets"}
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams})
+	sid := h.newSession()
+	if stop := h.prompt(sid, "my secret is 42"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "prompts may not contain secrets") {
+		t.Fatalf("agent text = %q", got)
+	}
+	if n := len(h.model.Requests()); n != 0 {
+		t.Fatalf("%d model requests for a blocked prompt", n)
+	}
+}
+
+func TestSessionStartContextLandsInFirstRequest(t *testing.T) {
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event == hooks.SessionStart {
+			return hooks.Decision{AdditionalContext: []string{"the build uses make"}}
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams}, replyText("ok"), replyText("ok"))
+	sid := h.newSession()
+	h.prompt(sid, "one")
+	h.prompt(sid, "two")
+	reqs := h.model.Requests()
+	first, _ := json.Marshal(reqs[0]["messages"])
+	if !strings.Contains(string(first), "the build uses make") {
+		t.Fatalf("SessionStart context missing from the first request: %s", first)
+	}
+	second, _ := json.Marshal(reqs[1]["messages"])
+	if strings.Count(string(second), "the build uses make") != 1 {
+		t.Fatalf("SessionStart context should appear exactly once: %s", second)
+	}
+}
+
+func TestTodoWriteSendsPlan(t *testing.T) {
+	todos := []map[string]any{
+		{"content": "Read the code", "status": "completed", "activeForm": "Reading"},
+		{"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing"},
+	}
+	h := newHarness(t, harnessOpts{}, streamBlocks("tool_use", toolUse("toolu_1", "TodoWrite", map[string]any{"todos": todos})), replyText("ok"))
+	sid := h.newSession()
+	h.prompt(sid, "plan")
+	var plan *acp.PlanUpdate
+	for _, u := range h.editor.Updates(sid) {
+		if p, ok := u.(*acp.PlanUpdate); ok {
+			plan = p
+		}
+	}
+	if plan == nil || len(plan.Entries) != 2 || plan.Entries[1].Content != "Fix the bug" || plan.Entries[1].Status != "in_progress" {
+		t.Fatalf("plan = %+v", plan)
+	}
+}
+
+func TestSubagentRunsChildLoop(t *testing.T) {
+	var subStarts []string
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event == hooks.SubagentStart {
+			subStarts = append(subStarts, in.AgentType)
+			return hooks.Decision{AdditionalContext: []string{"child context"}}
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams},
+		streamBlocks("tool_use", toolUse("toolu_task", "Task", map[string]any{"description": "find main", "prompt": "Find the main function", "subagent_type": "explorer"})),
+		replyText("main is in cmd/main.go"),
+		replyText("The subagent found it."))
+	sid := h.newSession()
+	h.prompt(sid, "where is main?")
+	reqs := h.model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (parent, child, parent)", len(reqs))
+	}
+	child, _ := json.Marshal(reqs[1]["messages"])
+	if !strings.Contains(string(child), "Find the main function") || !strings.Contains(string(child), "child context") || strings.Contains(string(child), "where is main?") {
+		t.Fatalf("child request should hold only its own task and SubagentStart context: %s", child)
+	}
+	for _, tl := range reqs[1]["tools"].([]any) {
+		if tl.(map[string]any)["name"] == "Task" {
+			t.Error("a depth-1 subagent was offered Task")
+		}
+	}
+	text, isErr := toolResultIn(t, reqs[2], "toolu_task")
+	if isErr || text != "main is in cmd/main.go" {
+		t.Fatalf("Task result = %q (error %v)", text, isErr)
+	}
+	if fmt.Sprint(subStarts) != "[explorer]" {
+		t.Fatalf("SubagentStart = %v", subStarts)
+	}
+	progress := false
+	for _, u := range toolUpdates(h.editor.Updates(sid), "toolu_task") {
+		if len(u.Content) > 0 && u.Content[0].Content != nil && strings.Contains(u.Content[0].Content.Text, "main is in") {
+			progress = true
+		}
+	}
+	if !progress {
+		t.Fatal("the child's text was not shown on the parent's tool call")
+	}
+	if _, err := os.Stat(filepath.Join(h.state, "sessions", sid, "subagents", "agent-toolu_task.jsonl")); err != nil {
+		t.Fatalf("subagent log: %v", err)
+	}
+}
+
+func TestRetryAfter529(t *testing.T) {
+	overloaded := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("retry-after-ms", "10")
+		w.WriteHeader(529)
+		w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	}
+	h := newHarness(t, harnessOpts{}, overloaded, replyText("recovered"))
+	sid := h.newSession()
+	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	if got := agentText(h.editor.Updates(sid)); got != "recovered" {
+		t.Fatalf("agent text = %q", got)
+	}
+	if n := len(h.model.Requests()); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+}
+
+func TestMidStreamErrorEndsTurnWithClearMessage(t *testing.T) {
+	broken := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "m", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
+		sseEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		sseEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": "Partial answer"}})
+		sseEvent(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
+	}
+	h := newHarness(t, harnessOpts{}, broken, replyText("second turn works"))
+	sid := h.newSession()
+	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	got := agentText(h.editor.Updates(sid))
+	if !strings.HasPrefix(got, "Partial answer") || !strings.Contains(got, "overloaded") {
+		t.Fatalf("agent text = %q", got)
+	}
+	if n := len(h.model.Requests()); n != 1 {
+		t.Fatalf("mid-stream error was retried (%d requests)", n)
+	}
+	// The session survives: the partial text is in the history.
+	h.prompt(sid, "again")
+	msgs, _ := json.Marshal(h.model.Requests()[1]["messages"])
+	if !strings.Contains(string(msgs), "Partial answer") {
+		t.Fatalf("partial answer lost from history: %s", msgs)
+	}
+}
+
+func TestMissingKeyIsAuthRequired(t *testing.T) {
+	noKey := anthropic.WithGetenv(func(string) string { return "" })
+	hh := newHarness(t, harnessOpts{prov: []anthropic.Option{noKey}})
+	init := hh.init
+	if len(init.AuthMethods) != 1 || !strings.Contains(init.AuthMethods[0].Description, "ANTHROPIC_API_KEY") {
+		t.Fatalf("authMethods = %+v", init.AuthMethods)
+	}
+	var resp acp.NewSessionResponse
+	err := hh.editor.Call(hh.ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}}, &resp)
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeAuthRequired || !strings.Contains(rpcErr.Message, "ANTHROPIC_API_KEY") {
+		t.Fatalf("session/new without a key: %v", err)
+	}
+}
+
+func TestCancelDuringBashKillsProcessGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := fmt.Sprintf("sleep 60 & echo $! > %s; wait", pidFile)
+	h := newHarness(t, harnessOpts{mode: loop.ModeBypass}, streamBlocks("tool_use", toolUse("toolu_1", "Bash", map[string]any{"command": cmd})))
+	sid := h.newSession()
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			if data, err := os.ReadFile(pidFile); err == nil && len(strings.TrimSpace(string(data))) > 0 {
+				h.editor.Notify(h.ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if stop := h.prompt(sid, "sleep"); stop != acp.StopCancelled {
+		t.Fatalf("stop = %q, want cancelled", stop)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("child process %d still alive after cancel", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,209 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordis-agent/cordis/loop/tools/proc"
+)
+
+// BashInput is the Bash tool's input (Claude Code's shape, without
+// run_in_background, which cordis does not support).
+type BashInput struct {
+	Command     string `json:"command" jsonschema_description:"The shell command to run."`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"minimum=1,maximum=600000" jsonschema_description:"Optional timeout in milliseconds (at most 600000). The default is 120000 (two minutes)."`
+	Description string `json:"description,omitempty" jsonschema_description:"A short description of what the command does in 5-10 words in the active voice (for example: List files in the current directory)."`
+}
+
+const (
+	bashDefaultTimeout = 120 * time.Second
+	bashMaxTimeout     = 600 * time.Second
+	// bashGrace is the delay between SIGTERM and SIGKILL on timeout or
+	// cancellation.
+	bashGrace = 2 * time.Second
+	// cleanupTimeout bounds the terminal calls made after a cancellation.
+	cleanupTimeout     = 10 * time.Second
+	defaultOutputLimit = 30000
+)
+
+var bashSpec = specFor[BashInput]()
+
+// shell is the program commands run under: bash, or sh where bash is
+// missing.
+var shell = sync.OnceValue(func() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "sh"
+})
+
+type bashTool struct{}
+
+func (bashTool) Name() string { return "Bash" }
+
+func (bashTool) Description() string {
+	return `Runs a command with bash -c in the session's working directory and returns its combined standard output and standard error.
+
+- Each call starts a fresh shell: cd, variables and background jobs do not carry over, and anything still running when the command ends is killed.
+- Quote paths that contain spaces.
+- The default timeout is two minutes; give timeout (milliseconds, at most 600000) for longer commands.
+- Output longer than 30000 characters is cut in the middle.
+- Prefer Read, Glob, Grep, Edit and Write over cat, find, grep, sed and echo for working with files.
+- Give a short description of what the command does.
+- Standard input is empty: interactive commands will not get answers.`
+}
+
+func (bashTool) Schema() json.RawMessage { return bashSpec.schema }
+func (bashTool) Kind() Kind              { return KindExecute }
+func (bashTool) ReadOnly() bool          { return false }
+
+func (bashTool) Describe(env *Env, input json.RawMessage) Description {
+	var in BashInput
+	describeInput(input, &in)
+	switch {
+	case strings.TrimSpace(in.Description) != "":
+		return Description{Title: shorten(in.Description, 100)}
+	case strings.TrimSpace(in.Command) != "":
+		return Description{Title: shorten(in.Command, 100)}
+	}
+	return Description{Title: "Bash"}
+}
+
+func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result {
+	var in BashInput
+	if err := bashSpec.decode(t.Name(), input, &in); err != nil {
+		return Errorf("%v", err)
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return Errorf("Bash: command is required")
+	}
+	if in.Timeout < 0 {
+		return Errorf("Bash: timeout must be a positive number of milliseconds")
+	}
+	timeout := bashDefaultTimeout
+	if in.Timeout > 0 {
+		timeout = min(time.Duration(in.Timeout)*time.Millisecond, bashMaxTimeout)
+	}
+	limit := env.OutputLimit
+	if limit <= 0 {
+		limit = defaultOutputLimit
+	}
+	if env.Terminals != nil {
+		return runInTerminal(ctx, env, in.Command, timeout, limit)
+	}
+	res := proc.Run(ctx, proc.Cmd{
+		Path:        shell(),
+		Args:        []string{"-c", in.Command},
+		Dir:         env.Cwd,
+		OutputLimit: limit,
+		Timeout:     timeout,
+		Grace:       bashGrace,
+	})
+	if res.Err != nil && !res.Canceled {
+		return Errorf("Bash: cannot run the command: %v", res.Err)
+	}
+	return commandResult(res.Output, "", commandEnd{
+		exitCode: res.ExitCode, signal: res.Signal,
+		timedOut: res.TimedOut, canceled: res.Canceled, timeout: timeout,
+	})
+}
+
+type commandEnd struct {
+	exitCode int // -1: unknown or killed by a signal
+	signal   string
+	timedOut bool
+	canceled bool
+	timeout  time.Duration
+}
+
+// commandResult renders the output of a finished command for the model:
+// the output, a note when the terminal dropped its start, and the exit code
+// when it is not zero, or why the command was stopped.
+func commandResult(output, note string, end commandEnd) Result {
+	var parts []string
+	if note != "" {
+		parts = append(parts, note)
+	}
+	if out := strings.TrimRight(output, "\n"); out != "" {
+		parts = append(parts, out)
+	}
+	isErr := true
+	switch {
+	case end.timedOut:
+		parts = append(parts, fmt.Sprintf("Command timed out after %s and was killed.", end.timeout))
+	case end.canceled:
+		parts = append(parts, "Command was cancelled and killed.")
+	case end.signal != "":
+		parts = append(parts, "Command was killed by "+end.signal+".")
+	case end.exitCode != 0:
+		parts = append(parts, fmt.Sprintf("Exit code %d", end.exitCode))
+	default:
+		isErr = false
+		if len(parts) == 0 {
+			parts = append(parts, "(no output)")
+		}
+	}
+	return Result{Text: strings.Join(parts, "\n"), IsError: isErr}
+}
+
+// runInTerminal runs the command in an editor terminal: create it, report
+// its id at once, wait (with the timeout), read the output, and release it
+// however the wait ended.
+func runInTerminal(ctx context.Context, env *Env, command string, timeout time.Duration, limit int) Result {
+	id, err := env.Terminals.Create(ctx, shell(), []string{"-c", command}, env.Cwd, limit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Errorf("Command was cancelled before it started.")
+		}
+		return Errorf("Bash: cannot create a terminal: %v", err)
+	}
+	cleanup, cancelCleanup := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancelCleanup()
+	defer env.Terminals.Release(cleanup, id)
+	if env.Progress != nil {
+		env.Progress(Result{TerminalID: id})
+	}
+
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	status, waitErr := env.Terminals.WaitForExit(waitCtx, id)
+	cancel()
+	end := commandEnd{exitCode: -1, timeout: timeout}
+	if waitErr != nil {
+		switch {
+		case ctx.Err() != nil:
+			end.canceled = true
+		case waitCtx.Err() != nil:
+			end.timedOut = true
+		}
+		_ = env.Terminals.Kill(cleanup, id)
+	} else {
+		end.exitCode = 0
+		if status.ExitCode != nil {
+			end.exitCode = *status.ExitCode
+		}
+		end.signal = status.Signal
+	}
+	output, truncated, _, outErr := env.Terminals.Output(cleanup, id)
+	if waitErr != nil && !end.canceled && !end.timedOut {
+		r := Errorf("Bash: waiting for the terminal failed: %v", waitErr)
+		r.TerminalID = id
+		return r
+	}
+	if outErr != nil {
+		r := Errorf("Bash: cannot read the terminal's output: %v", outErr)
+		r.TerminalID = id
+		return r
+	}
+	note := ""
+	if truncated {
+		note = "[earlier output was truncated]"
+	}
+	r := commandResult(output, note, end)
+	r.TerminalID = id
+	return r
+}

@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBash(t *testing.T) {
+	env := newEnv(t)
+	tests := []struct {
+		name    string
+		command string
+		limit   int
+		want    string
+		wantErr bool
+	}{
+		{"output", "echo hello", 0, "hello", false},
+		{"no output", "true", 0, "(no output)", false},
+		{"stderr is combined and the exit code reported", "echo out; echo err >&2; exit 3", 0, "out\nerr\nExit code 3", true},
+		{"exit code without output", "exit 7", 0, "Exit code 7", true},
+		{"runs in the working directory", "pwd", 0, env.Cwd, false},
+		{"stdin is empty", "cat; echo done", 0, "done", false},
+		{"bash features", `a=(x y z); echo "${#a[@]}"`, 0, "3", false},
+		{"killed by a signal", "kill -9 $$", 0, "Command was killed by SIGKILL.", true},
+		{"output cap keeps head and tail", "printf 'HEAD'; head -c 1000 /dev/zero | tr '\\0' x; printf 'TAIL'", 40,
+			"HEADxxxxxxxxxxxxxxxx\n... [968 bytes omitted] ...\nxxxxxxxxxxxxxxxxTAIL", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env.OutputLimit = tt.limit
+			res := run(t, env, "Bash", map[string]any{"command": tt.command, "description": "test"})
+			want := Result{Text: tt.want, IsError: tt.wantErr}
+			if diff := cmp.Diff(want, res); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBashInputErrors(t *testing.T) {
+	env := newEnv(t)
+	for _, tt := range []struct {
+		input any
+		want  string
+	}{
+		{map[string]any{"command": "  "}, "Bash: command is required"},
+		{map[string]any{"command": "true", "timeout": -5}, "Bash: timeout must be a positive number of milliseconds"},
+		{map[string]any{"command": "true", "run_in_background": true}, `Bash: unknown input field "run_in_background" (accepted: command, timeout, description)`},
+	} {
+		res := run(t, env, "Bash", tt.input)
+		if !res.IsError || res.Text != tt.want {
+			t.Errorf("%v: %+v", tt.input, res)
+		}
+	}
+}
+
+func TestBashDescribe(t *testing.T) {
+	env := newEnv(t)
+	tool, _ := ByName(Builtin(), "Bash")
+	for _, tt := range []struct {
+		input any
+		want  string
+	}{
+		{map[string]any{"command": "go test ./...", "description": "Run the tests"}, "Run the tests"},
+		{map[string]any{"command": "go test ./..."}, "go test ./..."},
+		{map[string]any{"command": "cd x\nmake all"}, "cd x…"},
+		{map[string]any{"command": strings.Repeat("a", 150)}, strings.Repeat("a", 99) + "…"},
+		{map[string]any{}, "Bash"},
+	} {
+		d := tool.Describe(env, raw(t, tt.input))
+		if diff := cmp.Diff(Description{Title: tt.want}, d); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", tt.input, diff)
+		}
+	}
+}
+
+func TestBashTerminal(t *testing.T) {
+	tests := []struct {
+		name      string
+		terms     *fakeTerminals
+		timeout   int
+		cancel    bool
+		wantCalls []string
+		want      Result
+	}{
+		{
+			name:      "success",
+			terms:     &fakeTerminals{exit: ExitStatus{ExitCode: ptr(0)}, output: "built\n"},
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "built", TerminalID: "term-1"},
+		},
+		{
+			name:      "failure with truncated output",
+			terms:     &fakeTerminals{exit: ExitStatus{ExitCode: ptr(2)}, output: "...end of log\n", truncated: true},
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "[earlier output was truncated]\n...end of log\nExit code 2", IsError: true, TerminalID: "term-1"},
+		},
+		{
+			name:      "signal",
+			terms:     &fakeTerminals{exit: ExitStatus{Signal: "SIGSEGV"}},
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "Command was killed by SIGSEGV.", IsError: true, TerminalID: "term-1"},
+		},
+		{
+			name:      "timeout kills then releases",
+			terms:     &fakeTerminals{block: true, output: "partial\n"},
+			timeout:   20,
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "kill term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "partial\nCommand timed out after 20ms and was killed.", IsError: true, TerminalID: "term-1"},
+		},
+		{
+			name:      "cancellation kills then releases",
+			terms:     &fakeTerminals{block: true},
+			cancel:    true,
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "kill term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "Command was cancelled and killed.", IsError: true, TerminalID: "term-1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t)
+			env.Terminals = tt.terms
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			env.Progress = func(r Result) {
+				tt.terms.record("progress %s", r.TerminalID)
+				if tt.cancel {
+					cancel()
+				}
+			}
+			input := map[string]any{"command": "make"}
+			if tt.timeout > 0 {
+				input["timeout"] = tt.timeout
+			}
+			res := runCtx(t, ctx, env, "Bash", input)
+			if diff := cmp.Diff(tt.want, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			var want []string
+			for _, c := range tt.wantCalls {
+				want = append(want, strings.ReplaceAll(c, "CWD", env.Cwd))
+			}
+			if diff := cmp.Diff(want, tt.terms.calls); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+			if tt.terms.releaseCtxErr != nil || !tt.terms.releaseHasDeadline {
+				t.Errorf("Release got a context with err %v, deadline %v; want a live, bounded one", tt.terms.releaseCtxErr, tt.terms.releaseHasDeadline)
+			}
+		})
+	}
+}

@@ -1,0 +1,199 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultOutputLimit is the capture cap per stream when Cmd.OutputLimit is 0.
+const DefaultOutputLimit = 30000
+
+// DefaultGrace is how long a group gets between SIGTERM and SIGKILL when
+// Cmd.Grace is 0.
+const DefaultGrace = 2 * time.Second
+
+// Cmd describes one command to run.
+type Cmd struct {
+	// Path is the program; it is looked up in PATH when it has no slash.
+	Path string
+	// Args are the arguments after the program name.
+	Args []string
+	// Dir is the working directory ("" is the caller's).
+	Dir string
+	// Env is the environment; nil inherits the caller's.
+	Env []string
+	// Stdin is written to the command's standard input, which is then
+	// closed. nil connects standard input to /dev/null.
+	Stdin []byte
+	// SplitStderr captures standard error into Result.Stderr. When false,
+	// standard error is interleaved with standard output in Result.Output.
+	SplitStderr bool
+	// OutputLimit caps each captured stream in bytes (0: DefaultOutputLimit).
+	// The first and last halves are kept; the middle is replaced by a marker.
+	OutputLimit int
+	// Timeout bounds the run (0: none besides ctx).
+	Timeout time.Duration
+	// Grace is the delay between SIGTERM and SIGKILL on timeout or
+	// cancellation (0: DefaultGrace).
+	Grace time.Duration
+}
+
+// Result is how a command ended.
+type Result struct {
+	// Output is the captured standard output (and standard error unless
+	// SplitStderr), possibly with a truncation marker in the middle.
+	Output string
+	// Stderr is the captured standard error when SplitStderr is set.
+	Stderr string
+	// Omitted and StderrOmitted count the bytes dropped by the caps.
+	Omitted, StderrOmitted int64
+	// ExitCode is the exit status; -1 when the command was killed by a
+	// signal or did not start.
+	ExitCode int
+	// Signal names the signal that ended the command ("SIGKILL"), if any.
+	Signal string
+	// TimedOut is set when Timeout expired and the group was killed.
+	TimedOut bool
+	// Canceled is set when ctx was done and the group was killed.
+	Canceled bool
+	// Err is set when the command could not be started.
+	Err error
+}
+
+// Run starts c in its own process group, waits for it, kills whatever is left
+// of the group and returns the outcome. It never returns before the group's
+// processes are gone (see the package documentation for the limits of that
+// guarantee on systems other than Linux).
+func Run(ctx context.Context, c Cmd) Result {
+	if err := ctx.Err(); err != nil {
+		return Result{ExitCode: -1, Canceled: true, Err: err}
+	}
+	limit := c.OutputLimit
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	grace := c.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	if c.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	defer cancel()
+
+	prepare()
+
+	cmd := exec.CommandContext(runCtx, c.Path, c.Args...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	var canceled atomic.Bool
+	setGroup(cmd, &canceled)
+	cmd.WaitDelay = grace
+
+	// The pipes are *os.File values, so exec copies nothing itself and Wait
+	// returns as soon as the shell exits; the group is then killed, which
+	// closes the write ends held by any leftover process.
+	out := NewBuffer(limit)
+	errBuf := NewBuffer(limit)
+	var readers []*pipeReader
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return Result{ExitCode: -1, Err: err}
+	}
+	cmd.Stdout, cmd.Stderr = outW, outW
+	writers := []*os.File{outW}
+	readers = append(readers, newPipeReader(outR, out))
+	if c.SplitStderr {
+		errR, errW, err := os.Pipe()
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			return Result{ExitCode: -1, Err: err}
+		}
+		cmd.Stderr = errW
+		writers = append(writers, errW)
+		readers = append(readers, newPipeReader(errR, errBuf))
+	}
+
+	startErr := cmd.Start()
+	for _, w := range writers {
+		w.Close()
+	}
+	if startErr != nil {
+		for _, r := range readers {
+			r.f.Close()
+		}
+		return Result{ExitCode: -1, Err: startErr}
+	}
+	for _, r := range readers {
+		go r.run()
+	}
+	pgid := cmd.Process.Pid
+
+	waitErr := cmd.Wait()
+	killGroup(pgid, grace)
+	for _, r := range readers {
+		r.finish(grace)
+	}
+
+	res := Result{
+		Output:        out.String(),
+		Omitted:       out.Omitted(),
+		Stderr:        errBuf.String(),
+		StderrOmitted: errBuf.Omitted(),
+		ExitCode:      -1,
+	}
+	if canceled.Load() {
+		if ctx.Err() != nil {
+			res.Canceled = true
+		} else {
+			res.TimedOut = true
+		}
+	}
+	if st := cmd.ProcessState; st != nil {
+		res.ExitCode = st.ExitCode()
+		res.Signal = signalName(st)
+	} else if waitErr != nil {
+		res.Err = waitErr
+	}
+	return res
+}
+
+type pipeReader struct {
+	f    *os.File
+	w    io.Writer
+	done chan struct{}
+}
+
+func newPipeReader(f *os.File, w io.Writer) *pipeReader {
+	return &pipeReader{f: f, w: w, done: make(chan struct{})}
+}
+
+func (r *pipeReader) run() {
+	defer close(r.done)
+	_, _ = io.Copy(r.w, r.f)
+}
+
+// finish waits for EOF, which comes once every holder of the write end is
+// gone. A process that left the group (setsid) may keep it open; after the
+// grace period the read end is closed instead.
+func (r *pipeReader) finish(grace time.Duration) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		r.f.Close()
+		<-r.done
+	}
+	r.f.Close()
+}

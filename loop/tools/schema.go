@@ -1,0 +1,83 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+)
+
+// inputSpec is the generated schema of one input struct and the JSON names
+// of its fields, derived once at package initialisation.
+type inputSpec struct {
+	schema json.RawMessage
+	fields []string
+}
+
+// specFor reflects T into an inline object schema without $schema or $id
+// and with additionalProperties false. It panics on a programming error
+// (a schema that does not marshal).
+func specFor[T any]() inputSpec {
+	r := jsonschema.Reflector{DoNotReference: true, Anonymous: true}
+	s := r.Reflect(new(T))
+	s.Version = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %T: %v", *new(T), err))
+	}
+	var fields []string
+	if s.Properties != nil {
+		for p := s.Properties.Oldest(); p != nil; p = p.Next() {
+			fields = append(fields, p.Key)
+		}
+	}
+	if len(fields) == 0 {
+		panic(fmt.Sprintf("tools: schema for %T has no properties", *new(T)))
+	}
+	return inputSpec{schema: b, fields: fields}
+}
+
+// decode fills v from the raw input strictly: the input must be one JSON
+// object, every key must be a field of v (matched exactly, unlike
+// encoding/json's case-insensitive matching) and every value must have the
+// field's type. The error text is meant for the model.
+func (s inputSpec) decode(tool string, input json.RawMessage, v any) error {
+	trimmed := bytes.TrimSpace(input)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		trimmed = []byte("{}")
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &keys); err != nil {
+		return fmt.Errorf("%s: invalid input: the input must be a JSON object (%v)", tool, err)
+	}
+	var unknown []string
+	for k := range keys {
+		if !slices.Contains(s.fields, k) {
+			unknown = append(unknown, fmt.Sprintf("%q", k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		word := "field"
+		if len(unknown) > 1 {
+			word = "fields"
+		}
+		return fmt.Errorf("%s: unknown input %s %s (accepted: %s)", tool, word,
+			strings.Join(unknown, ", "), strings.Join(s.fields, ", "))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: invalid input: %v", tool, err)
+	}
+	return nil
+}
+
+// describeInput decodes leniently for Describe, which runs before
+// validation: whatever fits is kept, the rest is ignored.
+func describeInput(input json.RawMessage, v any) {
+	_ = json.Unmarshal(input, v)
+}

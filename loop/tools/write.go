@@ -1,0 +1,82 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// WriteInput is the Write tool's input (Claude Code's shape).
+type WriteInput struct {
+	FilePath string `json:"file_path" jsonschema_description:"The absolute path of the file to write; missing parent directories are created."`
+	Content  string `json:"content" jsonschema_description:"The complete new content of the file."`
+}
+
+var writeSpec = specFor[WriteInput]()
+
+type writeTool struct{}
+
+func (writeTool) Name() string { return "Write" }
+
+func (writeTool) Description() string {
+	return `Writes a file to the local filesystem, replacing it entirely if it exists.
+
+- file_path must be an absolute path inside the session's directories.
+- Read an existing file before overwriting it, and prefer Edit for changes to part of a file.
+- Create new files only when the task needs them; do not write documentation files unless asked.`
+}
+
+func (writeTool) Schema() json.RawMessage { return writeSpec.schema }
+func (writeTool) Kind() Kind              { return KindEdit }
+func (writeTool) ReadOnly() bool          { return false }
+
+func (writeTool) Describe(env *Env, input json.RawMessage) Description {
+	var in WriteInput
+	describeInput(input, &in)
+	if in.FilePath == "" {
+		return Description{Title: "Write"}
+	}
+	return Description{
+		Title:     "Write " + displayPath(env, in.FilePath),
+		Locations: []Location{{Path: lexicalPath(env, in.FilePath)}},
+	}
+}
+
+func (t writeTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result {
+	var in WriteInput
+	if err := writeSpec.decode(t.Name(), input, &in); err != nil {
+		return Errorf("%v", err)
+	}
+	if in.FilePath == "" {
+		return Errorf("Write: file_path is required")
+	}
+	path, err := env.Resolve(in.FilePath)
+	if err != nil {
+		return Errorf("Write: %v", err)
+	}
+	if err := checkNotDir(path, ""); err != nil {
+		return Errorf("Write: %v", err)
+	}
+	var old *string
+	prev, err := readText(ctx, env, path)
+	switch {
+	case err == nil:
+		old = &prev
+	case errors.Is(err, errNotExist):
+	default:
+		return Errorf("Write: cannot read the current content of %s: %v", path, err)
+	}
+	if err := writeText(ctx, env, path, in.Content); err != nil {
+		return Errorf("Write: cannot write %s: %v", path, err)
+	}
+	text := fmt.Sprintf("Created %s (%s).", path, plural(countLines(in.Content), "line", "lines"))
+	if old != nil {
+		text = fmt.Sprintf("Updated %s (%s).", path, plural(countLines(in.Content), "line", "lines"))
+	}
+	return Result{
+		Text:      text,
+		Diffs:     []Diff{{Path: path, OldText: old, NewText: in.Content}},
+		Locations: []Location{{Path: path}},
+	}
+}
