@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,9 @@ type Editor struct {
 	t    testing.TB
 	conn *jsonrpc2.Conn
 	str  *recordingStream
+	cmd  *exec.Cmd // StartProcess only
+
+	killed atomic.Bool
 
 	mu      sync.Mutex
 	updates []acp.SessionNotification
@@ -86,13 +90,14 @@ func StartProcess(t testing.TB, cmd *exec.Cmd) *Editor {
 		t.Fatal(err)
 	}
 	e := connect(t, stdout, stdin)
+	e.cmd = cmd
 	t.Cleanup(func() {
 		stdin.Close()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if err != nil {
+			if err != nil && !e.killed.Load() {
 				t.Errorf("acptest: agent exited with %v after stdin closed", err)
 			}
 		case <-time.After(10 * time.Second):
@@ -108,6 +113,13 @@ func connect(t testing.TB, r io.Reader, w io.WriteCloser) *Editor {
 	e.str = &recordingStream{r: bufio.NewReaderSize(r, 1<<20), w: w, t: t}
 	e.conn = jsonrpc2.NewConn(context.Background(), e.str, e, jsonrpc2.SetLogger(discardLogger{}))
 	return e
+}
+
+// Kill sends SIGKILL to the agent process (StartProcess only), as a crash
+// test does; the exit is then not reported as a failure.
+func (e *Editor) Kill() error {
+	e.killed.Store(true)
+	return e.cmd.Process.Kill()
 }
 
 // Handle implements jsonrpc2.Handler: notifications are recorded in order

@@ -1,0 +1,197 @@
+// Command cordis is a coding agent that editors start as a subprocess and
+// talk to over stdio with the Agent Client Protocol. See doc.go.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/loop"
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); a
+// plain `go build` reports the module version or the VCS revision.
+var version = ""
+
+const usage = `cordis — a coding agent for editors that speak ACP
+
+Usage:
+  cordis acp [flags]      serve the Agent Client Protocol on stdin/stdout
+  cordis schema           print the JSON Schema of cordis.yml
+  cordis version          print the version
+  cordis help             show this help
+
+Flags (for acp and schema):
+  --config PATH       config file (default: $CORDIS_CONFIG, ./cordis.yml,
+                      <user config dir>/cordis/cordis.yml, else built-in)
+  --state-dir DIR     where sessions are kept (default: $CORDIS_HOME, else
+                      <user state dir>/cordis)
+  --log-file PATH     write logs to PATH instead of stderr
+  --log-level LEVEL   debug, info, warn or error (default info)
+
+stdout of 'cordis acp' carries JSON-RPC frames only; logs never go there.
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "cordis: "+oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+// flags are shared by the subcommands that load configuration.
+type flags struct {
+	config   string
+	stateDir string
+	logFile  string
+	logLevel string
+}
+
+func parseFlags(name string, args []string, stderr io.Writer) (*flags, error) {
+	f := &flags{}
+	fs := flag.NewFlagSet("cordis "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.config, "config", "", "config file")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory")
+	fs.StringVar(&f.logFile, "log-file", "", "log file")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level")
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("%s: %v (see 'cordis help')", name, err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%s: unexpected argument %q (see 'cordis help')", name, fs.Arg(0))
+	}
+	return f, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "version", "--version":
+		fmt.Fprintln(stdout, "cordis "+currentVersion())
+		return nil
+	case "schema":
+		if _, err := parseFlags(cmd, rest, stderr); err != nil {
+			return err
+		}
+		data, err := newRegistry().Schema()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(data, '\n'))
+		return err
+	case "acp":
+		f, err := parseFlags(cmd, rest, stderr)
+		if err != nil {
+			return err
+		}
+		return serveACP(f, stdin, stdout, stderr)
+	}
+	return fmt.Errorf("unknown command %q (valid: acp, schema, version, help)", cmd)
+}
+
+func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
+	logger, closeLog, err := openLogger(f, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	stateDir, err := resolveStateDir(f.stateDir)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadAgentConfig(f.config, stateDir, logger)
+	if err != nil {
+		return err
+	}
+	cfg.Version = currentVersion()
+	cfg.Logger = logger
+	logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return acp.Serve(ctx, stdin, stdout, loop.New(*cfg), acp.Options{Logger: logger})
+}
+
+func openLogger(f *flags, stderr io.Writer) (*slog.Logger, func(), error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel)
+	}
+	w, closeFn := stderr, func() {}
+	if f.logFile != "" {
+		file, err := os.OpenFile(f.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--log-file: %v", err)
+		}
+		w, closeFn = file, func() { file.Close() }
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
+}
+
+// resolveStateDir: --state-dir, $CORDIS_HOME, else the user state dir
+// ($XDG_STATE_HOME/cordis or ~/.local/state/cordis).
+func resolveStateDir(flagDir string) (string, error) {
+	dir := flagDir
+	if dir == "" {
+		dir = os.Getenv("CORDIS_HOME")
+	}
+	if dir == "" {
+		if xdg := os.Getenv("XDG_STATE_HOME"); xdg != "" {
+			dir = filepath.Join(xdg, "cordis")
+		} else {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("no state directory: set --state-dir or CORDIS_HOME (%v)", err)
+			}
+			dir = filepath.Join(home, ".local", "state", "cordis")
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return "", fmt.Errorf("state directory: %v", err)
+	}
+	return abs, nil
+}
+
+func currentVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel-" + s.Value[:12]
+		}
+	}
+	return "devel"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
