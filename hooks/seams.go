@@ -112,3 +112,23 @@ type Seams interface {
 type None struct{}
 
 func (None) Run(context.Context, *Input) Decision { return Decision{} }
+
+// Hook is one governance hook on one seam: a built-in, or a bridge that runs
+// a dialect's external commands. Run returns the hook's own decision; an
+// error (or a panic) is recorded as hook/error and the call goes on without
+// this hook's opinion.
+type Hook interface {
+	Name() string
+	Run(ctx context.Context, in *Input) (Decision, error)
+}
+
+// RegisterOptions place a hook in a seam's pipeline.
+type RegisterOptions struct {
+	// Priority orders hooks: lower runs first, ties in registration order.
+	Priority int
+}
+
+// Registrar is what plugins (bridges, built-ins) register their hooks on.
+type Registrar interface {
+	Register(event Event, h Hook, opts RegisterOptions)
+}
