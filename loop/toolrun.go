@@ -69,7 +69,14 @@ func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
 		return fail(fmt.Sprintf("Unknown tool %q. Available tools: %s.", use.Name, toolNames(r.tools)))
 	}
 	if use.Input == nil {
-		return fail(fmt.Sprintf("The input for %s was not valid JSON: %s", use.Name, firstNonEmpty(use.Text, "(empty)")))
+		// The provider could not parse (or repair) the streamed input; the
+		// model gets the parse error and its own text back to correct it.
+		var probe any
+		perr := json.Unmarshal([]byte(use.Text), &probe)
+		if perr == nil {
+			perr = fmt.Errorf("the input must be a JSON object")
+		}
+		return fail(fmt.Sprintf("The input for %s was not valid JSON (%v). Input received: %s", use.Name, perr, summarize(use.Text, 2000)))
 	}
 
 	input := use.Input

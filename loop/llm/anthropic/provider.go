@@ -165,6 +165,7 @@ func (p *Provider) attempt(ctx context.Context, step *llm.Request, key string, o
 	model, primary := p.pickModel(step.Model)
 	payload, err := EncodeRequest(step, model)
 	if err != nil {
+		p.record(primary, outcomeOther) // frees a half-open probe slot
 		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: err.Error(), Err: err}
 	}
 	body, resp, err := p.http.Open(ctx, func(ctx context.Context) (*http.Request, error) {

@@ -463,3 +463,33 @@ func TestBreakerHalfOpenAllowsOneProbe(t *testing.T) {
 		t.Fatal("successful probe did not close the breaker")
 	}
 }
+
+// TestConcurrentStreams shares one Provider (and its breaker) between
+// goroutines; run with -race.
+func TestConcurrentStreams(t *testing.T) {
+	var calls atomic.Int64
+	api := newFakeAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1)%3 == 0 {
+			errorBody(529, nil, overloadedBody)(w, r)
+			return
+		}
+		sseBody(textStream("claude-test", "ok"))(w, r)
+	})
+	p, _ := newTestProvider(t, api, Config{FallbackModel: "claude-fallback", FallbackAfter: 2})
+	const workers = 8
+	errs := make(chan error, workers)
+	for range workers {
+		go func() {
+			resp, err := p.Stream(context.Background(), userRequest("hi"), nil)
+			if err == nil && resp.Content[0].Text != "ok" {
+				err = errors.New("wrong answer " + resp.Content[0].Text)
+			}
+			errs <- err
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

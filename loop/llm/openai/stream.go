@@ -169,13 +169,14 @@ func (d *decoder) handle(data []byte) error {
 			i, ok := d.tools[tc.Index]
 			if !ok {
 				i = len(d.blocks)
-				d.blocks = append(d.blocks, &blockState{block: llm.Block{Type: llm.BlockToolUse}})
+				id := tc.ID
+				if id == "" {
+					id = "call_" + strconv.Itoa(i) // some local servers send no id
+				}
+				d.blocks = append(d.blocks, &blockState{block: llm.Block{Type: llm.BlockToolUse, ID: id}})
 				d.tools[tc.Index] = i
 			}
 			b := &d.blocks[i].block
-			if b.ID == "" {
-				b.ID = tc.ID
-			}
 			if b.Name == "" && tc.Function.Name != "" {
 				b.Name = tc.Function.Name
 				d.sink(llm.Delta{Kind: llm.DeltaToolUse, Index: i, ID: b.ID, Name: b.Name})
@@ -202,13 +203,10 @@ func (d *decoder) result() *llm.Response {
 	resp := d.resp
 	resp.Content = make([]llm.Block, 0, len(d.blocks))
 	hasTools := false
-	for i, b := range d.blocks {
+	for _, b := range d.blocks {
 		block := b.block
 		if block.Type == llm.BlockToolUse {
 			hasTools = true
-			if block.ID == "" {
-				block.ID = "call_" + strconv.Itoa(i) // some local servers send no id
-			}
 			block.Input, block.Text = jsonrepair.ToolInput(string(b.args))
 		}
 		resp.Content = append(resp.Content, block)

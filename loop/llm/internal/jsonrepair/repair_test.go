@@ -95,3 +95,25 @@ func FuzzRepair(f *testing.F) {
 		}
 	})
 }
+
+func TestToolInput(t *testing.T) {
+	tests := []struct {
+		text      string
+		wantInput string // "" means nil
+		wantRaw   string
+	}{
+		{text: "", wantInput: `{}`},
+		{text: "  ", wantInput: `{}`},
+		{text: `{"a": 1}`, wantInput: `{"a":1}`},
+		{text: `{"a": "b`, wantInput: `{"a":"b"}`, wantRaw: `{"a": "b`},
+		{text: `[1, 2]`, wantRaw: `[1, 2]`},
+		{text: `"str"`, wantRaw: `"str"`},
+		{text: `{"a": 1}}`, wantRaw: `{"a": 1}}`},
+	}
+	for _, tt := range tests {
+		input, raw := ToolInput(tt.text)
+		if string(input) != tt.wantInput || (tt.wantInput == "" && input != nil) || raw != tt.wantRaw {
+			t.Errorf("ToolInput(%q) = %s, %q; want %s, %q", tt.text, input, raw, tt.wantInput, tt.wantRaw)
+		}
+	}
+}

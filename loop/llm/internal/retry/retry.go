@@ -56,7 +56,10 @@ func (p Policy) Do(ctx context.Context, attempt Attempt, notify func(string)) (*
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			return nil, err
+			if errors.Is(err, ctx.Err()) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w (last attempt: %w)", ctx.Err(), err)
 		}
 		var apiErr *llm.Error
 		if !errors.As(err, &apiErr) || !apiErr.Retryable {
