@@ -34,12 +34,13 @@ const (
 var bashSpec = specFor[BashInput]()
 
 // shell is the program commands run under: bash, or sh where bash is
-// missing.
-var shell = sync.OnceValue(func() string {
+// missing. name is what an editor terminal is asked to run (its PATH
+// decides); path is what runs locally.
+var shell = sync.OnceValues(func() (name, path string) {
 	if p, err := exec.LookPath("bash"); err == nil {
-		return p
+		return "bash", p
 	}
-	return "sh"
+	return "sh", "sh"
 })
 
 type bashTool struct{}
@@ -85,10 +86,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if in.Timeout < 0 {
 		return Errorf("Bash: timeout must be a positive number of milliseconds")
 	}
-	timeout := bashDefaultTimeout
-	if in.Timeout > 0 {
-		timeout = min(time.Duration(in.Timeout)*time.Millisecond, bashMaxTimeout)
-	}
+	timeout := bashTimeout(in.Timeout)
 	limit := env.OutputLimit
 	if limit <= 0 {
 		limit = defaultOutputLimit
@@ -96,8 +94,9 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if env.Terminals != nil {
 		return runInTerminal(ctx, env, in.Command, timeout, limit)
 	}
+	_, shellPath := shell()
 	res := proc.Run(ctx, proc.Cmd{
-		Path:        shell(),
+		Path:        shellPath,
 		Args:        []string{"-c", in.Command},
 		Dir:         env.Cwd,
 		OutputLimit: limit,
@@ -111,6 +110,15 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		exitCode: res.ExitCode, signal: res.Signal,
 		timedOut: res.TimedOut, canceled: res.Canceled, timeout: timeout,
 	})
+}
+
+// bashTimeout turns the input's milliseconds into the run's timeout: the
+// default for 0, at most bashMaxTimeout.
+func bashTimeout(ms int) time.Duration {
+	if ms <= 0 {
+		return bashDefaultTimeout
+	}
+	return time.Duration(min(ms, int(bashMaxTimeout/time.Millisecond))) * time.Millisecond
 }
 
 type commandEnd struct {
@@ -155,7 +163,8 @@ func commandResult(output, note string, end commandEnd) Result {
 // its id at once, wait (with the timeout), read the output, and release it
 // however the wait ended.
 func runInTerminal(ctx context.Context, env *Env, command string, timeout time.Duration, limit int) Result {
-	id, err := env.Terminals.Create(ctx, shell(), []string{"-c", command}, env.Cwd, limit)
+	shellName, _ := shell()
+	id, err := env.Terminals.Create(ctx, shellName, []string{"-c", command}, env.Cwd, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Errorf("Command was cancelled before it started.")

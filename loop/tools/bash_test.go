@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -53,6 +55,23 @@ func TestBashInputErrors(t *testing.T) {
 		res := run(t, env, "Bash", tt.input)
 		if !res.IsError || res.Text != tt.want {
 			t.Errorf("%v: %+v", tt.input, res)
+		}
+	}
+}
+
+func TestBashTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		ms   int
+		want time.Duration
+	}{
+		{0, 2 * time.Minute},
+		{1500, 1500 * time.Millisecond},
+		{600000, 10 * time.Minute},
+		{600001, 10 * time.Minute},
+		{math.MaxInt, 10 * time.Minute},
+	} {
+		if got := bashTimeout(tt.ms); got != tt.want {
+			t.Errorf("bashTimeout(%d) = %v, want %v", tt.ms, got, tt.want)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,24 +19,39 @@ func groupGone(pgid int) bool {
 	return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
 }
 
-func TestBashTimeoutKillsTheGroup(t *testing.T) {
-	env := newEnv(t)
-	res := run(t, env, "Bash", map[string]any{
-		"command": "echo $$; sleep 100 & sleep 100; wait",
-		"timeout": 1000,
-	})
-	first, _, _ := strings.Cut(res.Text, "\n")
-	pgid, err := strconv.Atoi(first)
-	if err != nil {
-		t.Fatalf("no pgid in the output: %q", res.Text)
+// parsePids reads "<shell pid> <background pid>" from the start of s.
+func parsePids(t *testing.T, s string) (pgid, bg int) {
+	t.Helper()
+	if _, err := fmt.Sscanf(s, "%d %d", &pgid, &bg); err != nil || pgid <= 0 || bg <= 0 {
+		t.Fatalf("no pids in %q", s)
 	}
-	want := fmt.Sprintf("%d\nCommand timed out after 1s and was killed.", pgid)
-	if res.Text != want || !res.IsError {
-		t.Errorf("got %q (error %v), want %q", res.Text, res.IsError, want)
-	}
+	return pgid, bg
+}
+
+// checkAllGone checks that the shell's group and its background child (which
+// would survive if the command had not had a group of its own) are gone.
+func checkAllGone(t *testing.T, pgid, bg int) {
+	t.Helper()
 	if !groupGone(pgid) {
 		t.Errorf("process group %d still exists after the call", pgid)
 	}
+	if !errors.Is(syscall.Kill(bg, 0), syscall.ESRCH) {
+		t.Errorf("background process %d still exists after the call", bg)
+	}
+}
+
+func TestBashTimeoutKillsTheGroup(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, "Bash", map[string]any{
+		"command": "sleep 100 & echo $$ $!; sleep 100; wait",
+		"timeout": 1000,
+	})
+	pgid, bg := parsePids(t, res.Text)
+	want := fmt.Sprintf("%d %d\nCommand timed out after 1s and was killed.", pgid, bg)
+	if res.Text != want || !res.IsError {
+		t.Errorf("got %q (error %v), want %q", res.Text, res.IsError, want)
+	}
+	checkAllGone(t, pgid, bg)
 }
 
 func TestBashCancellationKillsTheGroup(t *testing.T) {
@@ -48,43 +62,44 @@ func TestBashCancellationKillsTheGroup(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pgidc := make(chan int, 1)
+	pids := make(chan string, 1)
 	go func() {
-		// Opening the FIFO waits for the command to write its pgid.
+		// Opening the FIFO waits for the command to write its pids.
 		b, _ := os.ReadFile(fifo)
-		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		pgidc <- n
+		pids <- string(b)
 		cancel()
 	}()
 	res := runCtx(t, ctx, env, "Bash", map[string]any{
-		"command": fmt.Sprintf("echo started; echo $$ > %s; sleep 100 & sleep 100; wait", fifo),
+		"command": fmt.Sprintf("sleep 100 & echo started; echo $$ $! > %s; sleep 100; wait", fifo),
 	})
-	pgid := <-pgidc
-	if pgid <= 0 {
-		t.Fatalf("bad pgid %d", pgid)
-	}
+	pgid, bg := parsePids(t, <-pids)
 	if want := "started\nCommand was cancelled and killed."; res.Text != want || !res.IsError {
 		t.Errorf("got %q (error %v), want %q", res.Text, res.IsError, want)
 	}
-	if !groupGone(pgid) {
-		t.Errorf("process group %d still exists after the call", pgid)
-	}
+	checkAllGone(t, pgid, bg)
 }
 
 func TestBashKillsLeftoverBackgroundJobs(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, "Bash", map[string]any{"command": "sleep 100 & echo $$"})
-	pgid, err := strconv.Atoi(res.Text)
-	if err != nil || res.IsError {
+	res := run(t, env, "Bash", map[string]any{"command": "sleep 100 & echo $$ $!"})
+	if res.IsError {
 		t.Fatalf("%+v", res)
 	}
-	if !groupGone(pgid) {
-		t.Errorf("process group %d still exists after the call", pgid)
-	}
+	pgid, bg := parsePids(t, res.Text)
+	checkAllGone(t, pgid, bg)
 }
 
 // TestBashNeverWritesOurStdout points file descriptor 1 of the test process
 // at a file while a command writes to every output it has.
+func TestBashRunsInItsOwnProcessGroup(t *testing.T) {
+	env := newEnv(t)
+	// Field 5 of /proc/<pid>/stat is the process group id.
+	res := run(t, env, "Bash", map[string]any{"command": `[ "$(cut -d' ' -f5 /proc/$$/stat)" = "$$" ] && echo leader`})
+	if res.Text != "leader" {
+		t.Errorf("%+v", res)
+	}
+}
+
 func TestBashNeverWritesOurStdout(t *testing.T) {
 	env := newEnv(t)
 	f, err := os.Create(filepath.Join(t.TempDir(), "stdout"))

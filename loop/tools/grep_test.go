@@ -68,7 +68,7 @@ func TestGrep(t *testing.T) {
 			lines(p("ctx.txt")+":3", p("win.txt")+":1", "", "Found 4 matching lines in 2 files")},
 		{"CRLF lines and $",
 			map[string]any{"pattern": "^hit$", "output_mode": "content"},
-			lines(p("win.txt")+":1:hit")},
+			lines(p("win.txt") + ":1:hit")},
 		{"glob filter on names",
 			map[string]any{"pattern": "TODO", "glob": "*.md"},
 			lines("Found 1 file", p("b/keep.md"))},

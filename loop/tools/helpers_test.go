@@ -123,7 +123,7 @@ func (f *fakeTerminals) record(format string, args ...any) {
 }
 
 func (f *fakeTerminals) Create(_ context.Context, command string, args []string, cwd string, limit int) (string, error) {
-	f.record("create %s %q %s %d", filepath.Base(command), args, cwd, limit)
+	f.record("create %s %q %s %d", command, args, cwd, limit)
 	return "term-1", nil
 }
 

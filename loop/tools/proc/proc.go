@@ -81,9 +81,12 @@ func Run(ctx context.Context, c Cmd) Result {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	var runCtx context.Context
+	var cancel context.CancelFunc
 	if c.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+	} else {
+		runCtx, cancel = context.WithCancel(ctx)
 	}
 	defer cancel()
 

@@ -158,7 +158,7 @@ func TestRunDoesNotWaitForEscapees(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	got := Run(context.Background(), Cmd{
 		Path:  "/bin/sh",
-		Args:  []string{"-c", fmt.Sprintf("setsid sh -c 'echo $$ > %s; exec sleep 100' & wait; echo done", pidFile)},
+		Args:  []string{"-c", fmt.Sprintf("setsid -f sh -c 'echo $$ > %s; exec sleep 100'; echo done", pidFile)},
 		Grace: 50 * time.Millisecond,
 	})
 	if b, err := os.ReadFile(pidFile); err == nil {
