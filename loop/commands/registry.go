@@ -1,0 +1,400 @@
+package commands
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Protected names cannot be taken by user, project or MCP commands.
+var Protected = []string{"help", "clear", "compact", "status", "hooks", "doctor", "model", "mode", "budget", "export"}
+
+// maxCommandFile caps a command file; larger files are load errors.
+const maxCommandFile = 256 << 10
+
+// Registry merges command sources: project commands (<cwd>/.cordis/commands,
+// then <cwd>/.claude/commands) over user commands (~/.cordis/commands, then
+// ~/.claude/commands) over built-ins. Loading the files is cached per cwd
+// and invalidated when a command directory or file changes (or by
+// Invalidate); Enabled is evaluated on every lookup.
+type Registry struct {
+	builtins []Command
+	home     string
+	extra    func(cwd string) []Command // e.g. MCP prompts; may be nil
+
+	mu    sync.Mutex
+	cache map[string]*Set
+}
+
+// NewRegistry returns a registry over builtins; home is the user's home
+// directory ("" skips user commands).
+func NewRegistry(builtins []Command, home string) *Registry {
+	return &Registry{builtins: builtins, home: home, cache: map[string]*Set{}}
+}
+
+// LoadError is a command source that could not be loaded.
+type LoadError struct {
+	Path string
+	Err  string
+}
+
+func (e LoadError) String() string { return e.Path + ": " + e.Err }
+
+// Set is the merged commands for one cwd.
+type Set struct {
+	commands  []Command          // sorted by name
+	byName    map[string]Command // names and aliases
+	Warnings  []string
+	Errors    []LoadError
+	signature string
+}
+
+// Load returns the merged commands for cwd, from the cache when no
+// command file changed since it was built.
+func (r *Registry) Load(cwd string) *Set {
+	dirs := r.dirs(cwd)
+	sig := signature(dirs)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.cache[cwd]; s != nil && s.signature == sig {
+		return s
+	}
+	s := r.build(cwd, dirs)
+	s.signature = sig
+	r.cache[cwd] = s
+	return s
+}
+
+// Invalidate drops the cached set for cwd (/reload).
+func (r *Registry) Invalidate(cwd string) {
+	r.mu.Lock()
+	delete(r.cache, cwd)
+	r.mu.Unlock()
+}
+
+type sourceDir struct {
+	path   string
+	source Source
+}
+
+// dirs lists the command directories in precedence order, highest first.
+func (r *Registry) dirs(cwd string) []sourceDir {
+	out := []sourceDir{
+		{filepath.Join(cwd, ".cordis", "commands"), SourceProject},
+		{filepath.Join(cwd, ".claude", "commands"), SourceProject},
+	}
+	if r.home != "" {
+		out = append(out,
+			sourceDir{filepath.Join(r.home, ".cordis", "commands"), SourceUser},
+			sourceDir{filepath.Join(r.home, ".claude", "commands"), SourceUser})
+	}
+	return out
+}
+
+// signature fingerprints the command files (names, sizes, mtimes), so an
+// edit, addition or removal invalidates the cache.
+func signature(dirs []sourceDir) string {
+	var b strings.Builder
+	for _, d := range dirs {
+		filepath.WalkDir(d.path, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if info, ierr := e.Info(); ierr == nil {
+				fmt.Fprintf(&b, "%s|%d|%d\n", p, info.Size(), info.ModTime().UnixNano())
+			}
+			return nil
+		})
+	}
+	return b.String()
+}
+
+func (r *Registry) build(cwd string, dirs []sourceDir) *Set {
+	s := &Set{byName: map[string]Command{}}
+	// Lowest precedence first; later sources override earlier ones, except
+	// for protected names.
+	var layers [][]Command
+	layers = append(layers, r.builtins)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		cmds, errs := loadDir(dirs[i])
+		layers = append(layers, cmds)
+		s.Errors = append(s.Errors, errs...)
+	}
+	if r.extra != nil {
+		layers = append([][]Command{r.extra(cwd)}, layers...)
+	}
+	named := map[string]Command{}
+	for _, layer := range layers {
+		for _, c := range layer {
+			sp := c.spec()
+			if old, taken := named[sp.Name]; taken {
+				if old.spec().Source == SourceBuiltin && slices.Contains(Protected, sp.Name) {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s: /%s is a protected built-in command and cannot be overridden", sourceLabel(sp), sp.Name))
+					continue
+				}
+			}
+			named[sp.Name] = c
+		}
+	}
+	names := make([]string, 0, len(named))
+	for n := range named {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := named[n]
+		s.commands = append(s.commands, c)
+		s.byName[n] = c
+	}
+	// Aliases: first owner (in name order) keeps an alias; names beat aliases.
+	for _, n := range names {
+		c := named[n]
+		for _, a := range c.spec().Aliases {
+			if owner, taken := s.byName[a]; taken {
+				if owner != c {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("alias /%s of /%s is already taken by /%s; ignored", a, n, owner.spec().Name))
+				}
+				continue
+			}
+			s.byName[a] = c
+		}
+	}
+	return s
+}
+
+func sourceLabel(sp *Spec) string {
+	if sp.Path != "" {
+		return sp.Path
+	}
+	return string(sp.Source)
+}
+
+// Lookup finds an enabled command by name or alias.
+func (s *Set) Lookup(name string) (Command, bool) {
+	c, ok := s.byName[name]
+	if !ok {
+		return nil, false
+	}
+	if en := c.spec().Enabled; en != nil && !en() {
+		return nil, false
+	}
+	return c, true
+}
+
+// Commands returns the enabled commands, sorted by name.
+func (s *Set) Commands() []Command {
+	out := make([]Command, 0, len(s.commands))
+	for _, c := range s.commands {
+		if en := c.spec().Enabled; en == nil || en() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Suggest returns up to three enabled command names close to name.
+func (s *Set) Suggest(name string) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var cands []scored
+	for _, c := range s.Commands() {
+		n := c.spec().Name
+		d := editDistance(name, n)
+		if d <= max(2, len(name)/3) || strings.HasPrefix(n, name) {
+			cands = append(cands, scored{n, d})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].d != cands[j].d {
+			return cands[i].d < cands[j].d
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i := 0; i < len(cands) && i < 3; i++ {
+		out = append(out, cands[i].name)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// frontmatter is the YAML header of a command file (Claude Code's keys).
+type frontmatter struct {
+	Description  string `yaml:"description"`
+	// ArgumentHint is often written `[message]`, which YAML reads as a
+	// list; both forms are accepted.
+	ArgumentHint yaml.Node `yaml:"argument-hint"`
+	AllowedTools any    `yaml:"allowed-tools"`
+	Model        string `yaml:"model"`
+	Aliases      []string
+}
+
+// loadDir loads every *.md below d.path; subdirectories namespace the
+// name with ':' (git/commit.md is /git:commit). A bad file is a LoadError;
+// the others still load.
+func loadDir(d sourceDir) ([]Command, []LoadError) {
+	var cmds []Command
+	var errs []LoadError
+	filepath.WalkDir(d.path, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if !os.IsNotExist(err) {
+				errs = append(errs, LoadError{p, err.Error()})
+			}
+			return nil
+		}
+		if e.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		rel, _ := filepath.Rel(d.path, p)
+		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":")
+		c, lerr := loadFile(p, name, d.source)
+		if lerr != nil {
+			errs = append(errs, LoadError{p, lerr.Error()})
+			return nil
+		}
+		cmds = append(cmds, c)
+		return nil
+	})
+	return cmds, errs
+}
+
+func loadFile(path, name string, source Source) (*Prompt, error) {
+	if !namePattern.MatchString(name) {
+		return nil, fmt.Errorf("command name %q may only use letters, digits, ':', '_' and '-'", name)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxCommandFile {
+		return nil, fmt.Errorf("file is %d bytes; command files are capped at %d", len(data), maxCommandFile)
+	}
+	body := string(data)
+	var fm frontmatter
+	if rest, ok := bytes.CutPrefix(data, []byte("---\n")); ok {
+		head, tail, found := bytes.Cut(rest, []byte("\n---"))
+		if !found {
+			return nil, fmt.Errorf("frontmatter starts with --- but never ends")
+		}
+		if err := yaml.Unmarshal(head, &fm); err != nil {
+			return nil, fmt.Errorf("frontmatter: %v", err)
+		}
+		body = strings.TrimPrefix(strings.TrimPrefix(string(tail), "\r"), "\n")
+	}
+	tools, err := toolList(fm.AllowedTools)
+	if err != nil {
+		return nil, err
+	}
+	desc := fm.Description
+	if desc == "" {
+		desc = firstLine(body)
+	}
+	return &Prompt{
+		Spec:         Spec{Name: name, Aliases: fm.Aliases, Description: desc, ArgumentHint: hintText(&fm.ArgumentHint), Source: source, Path: path},
+		Template:     body,
+		AllowedTools: tools,
+		Model:        fm.Model,
+	}, nil
+}
+
+func hintText(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Value
+	case yaml.SequenceNode:
+		parts := make([]string, len(n.Content))
+		for i, c := range n.Content {
+			parts[i] = c.Value
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return ""
+}
+
+// toolList accepts `allowed-tools` as a comma-separated string or a list.
+func toolList(v any) ([]string, error) {
+	switch t := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		var out []string
+		for _, s := range splitTopLevel(t) {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	case []any:
+		var out []string
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("allowed-tools: %v is not a string", x)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("allowed-tools must be a string or a list")
+}
+
+// splitTopLevel splits on commas outside parentheses: "Bash(git add:*, x), Read".
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(strings.TrimLeft(l, "# ")); l != "" {
+			if len(l) > 80 {
+				l = l[:80] + "…"
+			}
+			return l
+		}
+	}
+	return ""
+}
