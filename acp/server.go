@@ -43,6 +43,15 @@ type Agent interface {
 	Shutdown(ctx context.Context)
 }
 
+// ConcurrentPrompter is implemented by agents that can answer some
+// prompts while a turn of the same session is running (slash commands that
+// only read state). Such a prompt neither cancels nor waits for the
+// running turn. RunsAlongside is called on the read goroutine and must be
+// quick.
+type ConcurrentPrompter interface {
+	RunsAlongside(req *PromptRequest) bool
+}
+
 // ErrCancelled is the cause of a turn context cancelled by session/cancel.
 var ErrCancelled = errors.New("acp: turn cancelled by the client")
 
@@ -293,9 +302,16 @@ func knownMethod(m string) bool {
 func (s *Server) startTurn(conn *jsonrpc2.Conn, id jsonrpc2.ID, p *PromptRequest) {
 	ctx, cancel := context.WithCancelCause(s.baseCtx)
 	t := &turn{sessionID: p.SessionID, requestID: id, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	alongside := false
+	if cp, ok := s.agent.(ConcurrentPrompter); ok {
+		alongside = cp.RunsAlongside(p)
+	}
 	s.mu.Lock()
-	prev := s.turns[p.SessionID]
-	s.turns[p.SessionID] = t
+	var prev *turn
+	if !alongside {
+		prev = s.turns[p.SessionID]
+		s.turns[p.SessionID] = t
+	}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	if prev != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
@@ -51,6 +52,14 @@ type Config struct {
 	ContextWindow int
 	// DefaultMode is the permission mode new sessions start in.
 	DefaultMode string
+
+	// Status adds lines to /status (hook metrics, budget); Doctor adds
+	// checks to /doctor (config files, hook files, trust). Both may be nil.
+	Status func(sessionID string) []string
+	Doctor func(cwd string) []string
+	// Home is the user's home directory, for user slash commands ("":
+	// os.UserHomeDir).
+	Home string
 
 	Version string
 	Logger  *slog.Logger
@@ -95,9 +104,10 @@ func (c *Config) setDefaults() {
 
 // Agent implements acp.Agent: it owns the sessions of one connection.
 type Agent struct {
-	cfg    Config
-	client *acp.Client
-	log    *slog.Logger
+	cfg      Config
+	client   *acp.Client
+	log      *slog.Logger
+	commands *commands.Registry
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -106,8 +116,12 @@ type Agent struct {
 // New returns the constructor acp.Serve expects.
 func New(cfg Config) func(*acp.Client) acp.Agent {
 	cfg.setDefaults()
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
+	}
 	return func(c *acp.Client) acp.Agent {
-		return &Agent{cfg: cfg, client: c, log: cfg.Logger, sessions: map[string]*Session{}}
+		return &Agent{cfg: cfg, client: c, log: cfg.Logger, sessions: map[string]*Session{},
+			commands: commands.NewRegistry(builtinCommands(), cfg.Home)}
 	}
 }
 
@@ -242,7 +256,7 @@ func (a *Agent) SessionOpened(ctx context.Context, sessionID string) {
 	if err != nil {
 		return
 	}
-	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: builtinCommands()})
+	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: s.availableCommands()})
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
 }
 

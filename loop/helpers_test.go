@@ -246,3 +246,15 @@ func allow(option string) func(context.Context, *acp.RequestPermissionRequest) (
 		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: option}}, nil
 	}
 }
+
+// waitFor polls cond (for durable events such as a request having arrived).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 20s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

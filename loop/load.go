@@ -125,6 +125,15 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
 			}
 		case sessionlog.TypeTurnStart:
 			s.turnSeq++
+		case TypeClear:
+			history = nil
+		case TypeCompaction:
+			var c struct {
+				Summary string `json:"summary"`
+			}
+			if json.Unmarshal(ev.Data, &c) == nil {
+				history = []llm.Message{compactedMessage(c.Summary)}
+			}
 		}
 	}
 	s.mu.Lock()

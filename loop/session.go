@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 )
@@ -59,6 +60,11 @@ type Session struct {
 	projectContext *string // AGENTS.md + CLAUDE.md, read once per session
 	turnSeq        int
 	closed         bool
+	// running counts model turns in progress (slash commands may run
+	// alongside one).
+	running           int
+	lastContextTokens int
+	advertised        *commands.Set
 }
 
 type sessionStartData struct {

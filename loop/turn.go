@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
@@ -17,7 +18,9 @@ const baseSystemPrompt = `You are cordis, a coding agent working inside the user
 
 Use the tools to inspect the project before you change it. Prefer small, correct edits. File paths given to tools must be absolute. Keep answers short and concrete; say what you changed and why.`
 
-// prompt runs one user turn to its stop reason.
+// prompt runs one user turn to its stop reason. A slash command runs
+// before the model: local commands never reach it, prompt commands are
+// expanded and then run as the user's turn.
 func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.StopReason, error) {
 	content, text, err := s.convertPrompt(blocks)
 	if err != nil {
@@ -30,6 +33,30 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 	s.record(sessionlog.TypeTurnStart, map[string]any{"turnId": turnID, "prompt": summarize(text, 200)})
 	// The editor shows what the user typed; the log keeps it for load.
 	s.record(sessionlog.TypeUserPrompt, map[string]any{"turnId": turnID, "content": blocks})
+	defer s.refreshCommands(ctx)
+
+	var opts turnOptions
+	if name, args, ok := commandIn(blocks); ok {
+		intent := s.runCommand(ctx, name, args)
+		sub, isPrompt := intent.(commands.SubmitPrompt)
+		if !isPrompt {
+			reason := s.carryOut(ctx, turnID, intent)
+			s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
+			return reason, nil
+		}
+		content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
+		text = sub.Text
+		opts = turnOptions{allowedTools: sub.AllowedTools, model: sub.Model}
+	}
+
+	s.mu.Lock()
+	s.running++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running--
+		s.mu.Unlock()
+	}()
 
 	d := s.runHook(ctx, &hooks.Input{Event: hooks.UserPromptSubmit, Prompt: text, TurnID: turnID})
 	s.showSystemMessages(ctx, d)
@@ -44,10 +71,29 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 		content = append(content, llm.Text(systemReminder(c)))
 	}
 
-	r := s.mainRunner(turnID)
+	r := s.mainRunner(turnID, opts)
 	reason := r.run(ctx, llm.Message{Role: llm.RoleUser, Content: content})
 	s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
 	return reason, nil
+}
+
+// turnOptions are per-turn overrides from a prompt command's frontmatter.
+type turnOptions struct {
+	allowedTools []string // tool names or Claude rules like Bash(git add:*)
+	model        string
+}
+
+// allows reports whether a tool may be offered in this turn.
+func (o turnOptions) allows(name string) bool {
+	if len(o.allowedTools) == 0 {
+		return true
+	}
+	for _, rule := range o.allowedTools {
+		if n, _, _ := strings.Cut(rule, "("); strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Session) showSystemMessages(ctx context.Context, d hooks.Decision) {
@@ -118,18 +164,20 @@ type runner struct {
 	// SubagentStart context), then cleared.
 	takeContext func() []string
 	stopEvent   hooks.Event
+	// model overrides the session's model for this runner ("" keeps it).
+	model string
 	// onToolUpdate lets a subagent mirror its activity on the parent's call.
 	lastText string
 }
 
-func (s *Session) mainRunner(turnID string) *runner {
+func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
 	system := []string{firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt)}
 	system = append(system, environmentPrompt(s.cwd, s.roots))
 	if pi := s.projectInstructions(); pi != "" {
 		system = append(system, pi)
 	}
 	return &runner{
-		s: s, turnID: turnID, history: &s.history, log: s.log, tools: s.toolsFor(0), system: system,
+		s: s, turnID: turnID, history: &s.history, log: s.log, tools: filterTools(s.toolsFor(0), opts), system: system, model: opts.model,
 		emitText: func(ctx context.Context, t string) {
 			s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t)})
 		},
@@ -145,6 +193,16 @@ func (s *Session) mainRunner(turnID string) *runner {
 		},
 		stopEvent: hooks.Stop,
 	}
+}
+
+func filterTools(ts []tools.Tool, opts turnOptions) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range ts {
+		if opts.allows(t.Name()) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func environmentPrompt(cwd string, roots []string) string {
@@ -270,7 +328,7 @@ func (r *runner) runStopHook(ctx context.Context, active bool) hooks.Decision {
 func (r *runner) step(ctx context.Context) (*llm.Response, error) {
 	s := r.s
 	s.mu.Lock()
-	model := s.model
+	model := firstNonEmpty(r.model, s.model)
 	msgs := mergeAdjacent(*r.history)
 	s.mu.Unlock()
 	req := &llm.Request{
@@ -324,6 +382,9 @@ func (r *runner) step(ctx context.Context) (*llm.Response, error) {
 
 func (s *Session) reportUsage(ctx context.Context, u llm.Usage) {
 	used := int64(u.ContextTokens())
+	s.mu.Lock()
+	s.lastContextTokens = int(used)
+	s.mu.Unlock()
 	s.notify(ctx, acp.UsageUpdate{Used: used, Size: int64(s.agent.cfg.ContextWindow)})
 }
 

@@ -1,0 +1,486 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/commands"
+	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/loop/tools/proc"
+)
+
+// Session log event types of the command system.
+const (
+	TypeClear      = "context/clear"
+	TypeCompaction = "context/compaction"
+)
+
+type sessionKey struct{}
+
+// sessionFrom returns the session a built-in command runs for.
+func sessionFrom(ctx context.Context) *Session { return ctx.Value(sessionKey{}).(*Session) }
+
+// commandIn reports whether a prompt is a slash command: its first block
+// is text that parses as one.
+func commandIn(blocks []acp.ContentBlock) (name, args string, ok bool) {
+	if len(blocks) == 0 || blocks[0].Type != "text" {
+		return "", "", false
+	}
+	return commands.Parse(strings.TrimLeft(blocks[0].Text, " \t"), nil)
+}
+
+// RunsAlongside lets slash commands run while a model turn of the same
+// session is in progress (acp.ConcurrentPrompter): read-only commands
+// answer at once, the others refuse politely instead of cancelling it.
+func (a *Agent) RunsAlongside(req *acp.PromptRequest) bool {
+	name, _, ok := commandIn(req.Prompt)
+	if !ok {
+		return false
+	}
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return false
+	}
+	if s.busy() {
+		return true // it answers at once: read-only, or a refusal
+	}
+	// With no turn running, a command that may call the model runs as a
+	// normal, cancellable turn.
+	c, found := a.commands.Load(s.cwd).Lookup(name)
+	if !found {
+		return true
+	}
+	l, local := c.(*commands.Local)
+	return local && l.ReadOnly
+}
+
+// availableCommands is the advertised list for a session's cwd.
+func (s *Session) availableCommands() []acp.AvailableCommand {
+	set := s.agent.commands.Load(s.cwd)
+	s.mu.Lock()
+	s.advertised = set
+	s.mu.Unlock()
+	out := []acp.AvailableCommand{}
+	for _, c := range set.Commands() {
+		sp := commands.SpecOf(c)
+		ac := acp.AvailableCommand{Name: sp.Name, Description: firstNonEmpty(sp.Description, sp.Name)}
+		if sp.ArgumentHint != "" {
+			ac.Input = &acp.AvailableCommandInput{Hint: sp.ArgumentHint}
+		}
+		out = append(out, ac)
+	}
+	return out
+}
+
+// refreshCommands re-advertises the command list when a command file
+// changed since it was last sent.
+func (s *Session) refreshCommands(ctx context.Context) {
+	set := s.agent.commands.Load(s.cwd)
+	s.mu.Lock()
+	changed := set != s.advertised
+	s.mu.Unlock()
+	if changed {
+		s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: s.availableCommands()})
+	}
+}
+
+// runCommand resolves and runs a slash command. Local commands return
+// their intent; prompt commands return SubmitPrompt with the expansion.
+func (s *Session) runCommand(ctx context.Context, name, args string) commands.Intent {
+	set := s.agent.commands.Load(s.cwd)
+	c, ok := set.Lookup(name)
+	s.record(sessionlog.TypeCommand, map[string]any{"name": name, "args": args, "known": ok})
+	if !ok {
+		msg := fmt.Sprintf("Unknown command /%s.", name)
+		if sugg := set.Suggest(name); len(sugg) > 0 {
+			msg += " Did you mean " + joinSlash(sugg) + "?"
+		}
+		return commands.ShowError{Message: msg + " Type /help to see the commands."}
+	}
+	ctx = context.WithValue(ctx, sessionKey{}, s)
+	switch c := c.(type) {
+	case *commands.Local:
+		if !c.ReadOnly && s.busy() {
+			return commands.ShowError{Message: fmt.Sprintf("/%s changes the conversation, so it cannot run while a turn is in progress. Cancel the turn first, then run it again.", c.Name)}
+		}
+		return c.Run(ctx, &commands.Invocation{Name: name, Args: args, Cwd: s.cwd})
+	case *commands.Prompt:
+		if s.busy() {
+			return commands.ShowError{Message: fmt.Sprintf("/%s starts a model turn; wait for the current turn to end or cancel it.", c.Name)}
+		}
+		text, err := s.expander().Expand(ctx, c.Template, args)
+		if err != nil {
+			return commands.ShowError{Message: fmt.Sprintf("/%s: %v", c.Name, err)}
+		}
+		return commands.SubmitPrompt{Text: text, AllowedTools: c.AllowedTools, Model: c.Model}
+	}
+	panic(fmt.Sprintf("unknown command kind %T", c))
+}
+
+func joinSlash(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "/" + n
+	}
+	return strings.Join(out, ", ")
+}
+
+// expander builds the template expander for this session: files confined
+// to the session's directories, every !{cmd} confirmed in one permission
+// request (denied when it cannot be confirmed), 10 s per command.
+func (s *Session) expander() *commands.Expander {
+	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
+	return &commands.Expander{
+		Resolve: env.Resolve,
+		Confirm: func(ctx context.Context, cmds []string) (bool, error) {
+			raw, _ := json.Marshal(map[string]any{"commands": cmds})
+			resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
+				SessionID: s.id,
+				ToolCall: acp.ToolCallUpdate{ToolCallID: fmt.Sprintf("command-shell-%d", time.Now().UnixNano()), Title: "Run the command's shell commands: " + strings.Join(cmds, "; "),
+					Kind: acp.ToolKindExecute, Status: acp.ToolStatusPending, RawInput: raw},
+				Options: []acp.PermissionOption{
+					{OptionID: acp.PermAllowOnce, Name: "Run them", Kind: acp.PermAllowOnce},
+					{OptionID: acp.PermRejectOnce, Name: "Don't run", Kind: acp.PermRejectOnce},
+				},
+			})
+			if err != nil {
+				return false, err
+			}
+			return resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == acp.PermAllowOnce, nil
+		},
+		Shell: func(ctx context.Context, command string) (string, error) {
+			res := proc.Run(ctx, proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000})
+			if res.Err != nil {
+				return "", res.Err
+			}
+			out := strings.TrimRight(res.Output, "\n")
+			if res.TimedOut {
+				return out, fmt.Errorf("timed out after 10s")
+			}
+			return out, nil
+		},
+	}
+}
+
+// carryOut performs a local command's intent and returns the stop reason.
+func (s *Session) carryOut(ctx context.Context, turnID string, intent commands.Intent) acp.StopReason {
+	switch in := intent.(type) {
+	case commands.ShowText:
+		s.say(ctx, in.Text)
+	case commands.ShowError:
+		s.say(ctx, in.Message)
+	case commands.ClearConversation:
+		s.clearConversation(ctx)
+	case commands.CompactConversation:
+		return s.compact(ctx, turnID, in.Instructions, "manual")
+	case commands.SubmitPrompt:
+		// Handled by prompt() before it gets here.
+		s.say(ctx, "internal error: a prompt command reached carryOut")
+	}
+	return acp.StopEndTurn
+}
+
+func (s *Session) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running > 0
+}
+
+func (s *Session) clearConversation(ctx context.Context) {
+	s.mu.Lock()
+	n := len(s.history)
+	s.history = nil
+	s.mu.Unlock()
+	s.record(TypeClear, map[string]any{"messagesDropped": n})
+	s.queueSessionStart(ctx, "clear")
+	s.say(ctx, fmt.Sprintf("Started a new conversation (%d earlier messages cleared from the model's context; they stay in the session log).", n))
+}
+
+const compactPrompt = `Summarize the conversation so far so that it can continue from your summary alone. Keep: the user's goals and requests, decisions made, files read or changed (with paths) and why, commands run and their important results, open problems and next steps. Be specific and complete; omit pleasantries.`
+
+// compact replaces the history with a model-written summary. PreCompact
+// may refuse; SessionStart(compact) runs after it.
+func (s *Session) compact(ctx context.Context, turnID, instructions, trigger string) acp.StopReason {
+	d := s.runHook(ctx, &hooks.Input{Event: hooks.PreCompact, TurnID: turnID, Trigger: trigger, CustomInstructions: instructions})
+	s.showSystemMessages(ctx, d)
+	if d.Block || d.StopTurn {
+		s.say(ctx, "Compaction was blocked by a hook: "+firstNonEmpty(d.Reason, d.StopReason, "no reason given"))
+		return acp.StopEndTurn
+	}
+	s.mu.Lock()
+	history := mergeAdjacent(s.history)
+	model := s.model
+	s.mu.Unlock()
+	if len(history) == 0 {
+		s.say(ctx, "Nothing to compact yet.")
+		return acp.StopEndTurn
+	}
+	ask := compactPrompt
+	if instructions != "" {
+		ask += "\n\nAdditional instructions: " + instructions
+	}
+	msgs := mergeAdjacent(append(append([]llm.Message(nil), history...), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(ask)}}))
+	req := &llm.Request{Model: model, MaxTokens: s.agent.cfg.MaxTokens, System: []string{"You write precise summaries of coding sessions."}, Messages: msgs}
+	s.record(sessionlog.TypeModelRequest, map[string]any{"model": model, "messages": len(msgs), "purpose": "compaction"})
+	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(llm.Delta) {})
+	if err != nil {
+		if ctx.Err() != nil {
+			return acp.StopCancelled
+		}
+		s.say(ctx, "Compaction failed, the conversation is unchanged: "+explainModelError(err))
+		return acp.StopEndTurn
+	}
+	var summary strings.Builder
+	for _, b := range resp.Content {
+		if b.Type == llm.BlockText {
+			summary.WriteString(b.Text)
+		}
+	}
+	text := strings.TrimSpace(summary.String())
+	if text == "" {
+		s.say(ctx, "Compaction failed: the model returned no summary; the conversation is unchanged.")
+		return acp.StopEndTurn
+	}
+	s.mu.Lock()
+	s.history = []llm.Message{compactedMessage(text)}
+	s.mu.Unlock()
+	s.record(TypeCompaction, map[string]any{"summary": text, "messagesBefore": len(history), "trigger": trigger, "instructions": instructions})
+	s.queueSessionStart(ctx, "compact")
+	s.say(ctx, fmt.Sprintf("Compacted the conversation: %d messages replaced by a summary of %d characters.", len(history), len(text)))
+	return acp.StopEndTurn
+}
+
+func compactedMessage(summary string) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder("This session continues an earlier conversation that was compacted. Its summary:\n\n" + summary))}}
+}
+
+// builtinCommands are cordis's own commands. They find their session in
+// the context (runCommand puts it there).
+func builtinCommands() []commands.Command {
+	local := func(name, desc, hint string, readOnly bool, run func(ctx context.Context, s *Session, args string) commands.Intent, aliases ...string) commands.Command {
+		return &commands.Local{
+			Spec: commands.Spec{Name: name, Description: desc, ArgumentHint: hint, Source: commands.SourceBuiltin, ReadOnly: readOnly, Aliases: aliases},
+			Run: func(ctx context.Context, inv *commands.Invocation) commands.Intent {
+				return run(ctx, sessionFrom(ctx), inv.Args)
+			},
+		}
+	}
+	return []commands.Command{
+		local("help", "List the slash commands, or describe one", "[command]", true, cmdHelp, "?"),
+		local("status", "Show the session: model, mode, turns, tokens, hooks", "", true, cmdStatus),
+		local("clear", "Start a new conversation in this session", "", false, func(context.Context, *Session, string) commands.Intent {
+			return commands.ClearConversation{}
+		}),
+		local("compact", "Replace the conversation with a summary to free context", "[instructions]", false, func(_ context.Context, _ *Session, args string) commands.Intent {
+			return commands.CompactConversation{Instructions: args}
+		}),
+		local("model", "Show or switch the model", "[model]", false, cmdModel),
+		local("mode", "Show or switch the permission mode", "[default|acceptEdits|plan|bypassPermissions]", false, cmdMode),
+		local("export", "Write the conversation to a file", "[md|json] [path]", true, cmdExport),
+		local("doctor", "Check configuration, hooks, commands and the model provider", "", true, cmdDoctor),
+		local("reload", "Reload command files and re-advertise the command list", "", true, cmdReload),
+	}
+}
+
+func cmdHelp(ctx context.Context, s *Session, args string) commands.Intent {
+	set := s.agent.commands.Load(s.cwd)
+	if name := strings.TrimPrefix(strings.TrimSpace(args), "/"); name != "" {
+		c, ok := set.Lookup(name)
+		if !ok {
+			return commands.ShowError{Message: fmt.Sprintf("No command /%s. Type /help to see the commands.", name)}
+		}
+		sp := commands.SpecOf(c)
+		var b strings.Builder
+		fmt.Fprintf(&b, "/%s %s\n\n%s\n\nSource: %s", sp.Name, sp.ArgumentHint, sp.Description, sp.Source)
+		if sp.Path != "" {
+			fmt.Fprintf(&b, " (%s)", sp.Path)
+		}
+		if len(sp.Aliases) > 0 {
+			fmt.Fprintf(&b, "\nAliases: %s", joinSlash(sp.Aliases))
+		}
+		return commands.ShowText{Text: b.String()}
+	}
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, c := range set.Commands() {
+		sp := commands.SpecOf(c)
+		fmt.Fprintf(&b, "- /%s", sp.Name)
+		if sp.ArgumentHint != "" {
+			fmt.Fprintf(&b, " %s", sp.ArgumentHint)
+		}
+		fmt.Fprintf(&b, " — %s", firstNonEmpty(sp.Description, "(no description)"))
+		if sp.Source != commands.SourceBuiltin {
+			fmt.Fprintf(&b, " [%s]", sp.Source)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nCustom commands are Markdown files in .cordis/commands or .claude/commands (project) and ~/.cordis/commands or ~/.claude/commands (user).")
+	return commands.ShowText{Text: b.String()}
+}
+
+func cmdStatus(ctx context.Context, s *Session, _ string) commands.Intent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session %s\n- cwd: %s\n- model: %s\n- mode: %s\n- turns: %d\n- messages in context: %d\n", s.id, s.cwd, s.model, s.mode, s.turnSeq, len(s.history))
+	fmt.Fprintf(&b, "- context: %d of %d tokens\n", s.lastContextTokens, s.agent.cfg.ContextWindow)
+	if s.agent.cfg.Status != nil {
+		for _, line := range s.agent.cfg.Status(s.id) {
+			b.WriteString(line + "\n")
+		}
+	}
+	return commands.ShowText{Text: strings.TrimRight(b.String(), "\n")}
+}
+
+func cmdModel(ctx context.Context, s *Session, args string) commands.Intent {
+	name := strings.TrimSpace(args)
+	if name == "" {
+		s.mu.Lock()
+		cur := s.model
+		s.mu.Unlock()
+		return commands.ShowText{Text: fmt.Sprintf("Model: %s\nAvailable: %s", cur, strings.Join(s.agent.cfg.Models, ", "))}
+	}
+	if !slices.Contains(s.agent.cfg.Models, name) {
+		return commands.ShowError{Message: fmt.Sprintf("Unknown model %q. Available: %s", name, strings.Join(s.agent.cfg.Models, ", "))}
+	}
+	s.mu.Lock()
+	s.model = name
+	s.mu.Unlock()
+	s.record(sessionlog.TypeConfigChange, map[string]string{"configId": configModel, "value": name})
+	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	return commands.ShowText{Text: "Model set to " + name + "."}
+}
+
+func cmdMode(ctx context.Context, s *Session, args string) commands.Intent {
+	name := strings.TrimSpace(args)
+	if name == "" {
+		s.mu.Lock()
+		cur := s.mode
+		s.mu.Unlock()
+		var ids []string
+		for _, m := range modes {
+			ids = append(ids, m.ID)
+		}
+		return commands.ShowText{Text: fmt.Sprintf("Mode: %s\nAvailable: %s", cur, strings.Join(ids, ", "))}
+	}
+	if err := s.setMode(name); err != nil {
+		return commands.ShowError{Message: err.(*acp.Error).Message}
+	}
+	s.notify(ctx, acp.CurrentModeUpdate{CurrentModeID: name})
+	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	return commands.ShowText{Text: "Mode set to " + name + "."}
+}
+
+func cmdExport(ctx context.Context, s *Session, args string) commands.Intent {
+	format, path := "md", ""
+	for _, f := range strings.Fields(args) {
+		switch {
+		case f == "md" || f == "json":
+			format = f
+		case path == "":
+			path = f
+		default:
+			return commands.ShowError{Message: "Usage: /export [md|json] [path]"}
+		}
+	}
+	if path == "" {
+		path = filepath.Join(s.cwd, fmt.Sprintf("cordis-%s.%s", s.id, format))
+	}
+	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
+	abs, err := env.Resolve(path)
+	if err != nil {
+		return commands.ShowError{Message: "/export: " + err.Error()}
+	}
+	s.mu.Lock()
+	history := append([]llm.Message(nil), s.history...)
+	s.mu.Unlock()
+	var data []byte
+	if format == "json" {
+		data, err = json.MarshalIndent(history, "", "  ")
+		if err != nil {
+			return commands.ShowError{Message: "/export: " + err.Error()}
+		}
+	} else {
+		data = []byte(markdownTranscript(history))
+	}
+	if err := os.WriteFile(abs, data, 0o644); err != nil {
+		return commands.ShowError{Message: "/export: " + err.Error()}
+	}
+	return commands.ShowText{Text: fmt.Sprintf("Exported %d messages to %s.", len(history), abs)}
+}
+
+func markdownTranscript(history []llm.Message) string {
+	var b strings.Builder
+	for _, m := range history {
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case llm.BlockText:
+				if m.Role == llm.RoleUser {
+					fmt.Fprintf(&b, "## User\n\n%s\n\n", bl.Text)
+				} else {
+					fmt.Fprintf(&b, "## Assistant\n\n%s\n\n", bl.Text)
+				}
+			case llm.BlockToolUse:
+				fmt.Fprintf(&b, "### Tool call: %s\n\n```json\n%s\n```\n\n", bl.Name, bl.Input)
+			case llm.BlockToolResult:
+				var out strings.Builder
+				for _, c := range bl.Content {
+					out.WriteString(c.Text)
+				}
+				label := "Tool result"
+				if bl.IsError {
+					label = "Tool error"
+				}
+				fmt.Fprintf(&b, "### %s\n\n```\n%s\n```\n\n", label, strings.TrimRight(out.String(), "\n"))
+			}
+		}
+	}
+	return b.String()
+}
+
+func cmdDoctor(ctx context.Context, s *Session, _ string) commands.Intent {
+	var lines []string
+	ok := func(format string, args ...any) { lines = append(lines, "✓ "+fmt.Sprintf(format, args...)) }
+	bad := func(format string, args ...any) { lines = append(lines, "✗ "+fmt.Sprintf(format, args...)) }
+	if err := s.agent.authError(); err != nil {
+		bad("model provider %s: %v", s.agent.cfg.Provider.Name(), err.(*acp.Error).Message)
+	} else {
+		ok("model provider %s has credentials (model %s)", s.agent.cfg.Provider.Name(), s.agent.cfg.Model)
+	}
+	probe := filepath.Join(s.agent.cfg.StateDir, ".doctor-probe")
+	if err := os.WriteFile(probe, nil, 0o600); err != nil {
+		bad("state directory %s is not writable: %v", s.agent.cfg.StateDir, err)
+	} else {
+		os.Remove(probe)
+		ok("state directory %s", s.agent.cfg.StateDir)
+	}
+	set := s.agent.commands.Load(s.cwd)
+	ok("%d slash commands", len(set.Commands()))
+	for _, e := range set.Errors {
+		bad("command file %s", e.String())
+	}
+	for _, w := range set.Warnings {
+		bad("commands: %s", w)
+	}
+	if s.agent.cfg.Doctor != nil {
+		lines = append(lines, s.agent.cfg.Doctor(s.cwd)...)
+	}
+	return commands.ShowText{Text: "cordis doctor\n" + strings.Join(lines, "\n")}
+}
+
+func cmdReload(ctx context.Context, s *Session, _ string) commands.Intent {
+	s.agent.commands.Invalidate(s.cwd)
+	list := s.availableCommands()
+	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: list})
+	return commands.ShowText{Text: fmt.Sprintf("Reloaded: %d commands available.", len(list))}
+}

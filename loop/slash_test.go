@@ -1,0 +1,212 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop"
+)
+
+func TestHelpAndUnknownCommandsNeverReachTheModel(t *testing.T) {
+	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }})
+	sid := h.newSession()
+	if stop := h.prompt(sid, "/help"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	help := agentText(h.editor.Updates(sid))
+	for _, want := range []string{"/compact", "/clear", "/status", "/doctor"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("/help does not list %s:\n%s", want, help)
+		}
+	}
+	h.prompt(sid, "/compct")
+	text := agentText(h.editor.Updates(sid))
+	if !strings.Contains(text, "Unknown command /compct. Did you mean /compact") || !strings.Contains(text, "/help") {
+		t.Fatalf("unknown command answer: %q", text)
+	}
+	if n := len(h.model.Requests()); n != 0 {
+		t.Fatalf("%d model requests for commands", n)
+	}
+}
+
+func TestPathLikePromptsGoToTheModel(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("a path"), replyText("another path"))
+	sid := h.newSession()
+	h.prompt(sid, "/var/log/syslog is full of errors")
+	h.prompt(sid, "/tmp")
+	reqs := h.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	first, _ := json.Marshal(reqs[0]["messages"])
+	if !strings.Contains(string(first), "/var/log/syslog is full of errors") {
+		t.Fatalf("path prompt not sent as text: %s", first)
+	}
+}
+
+func TestCustomPromptCommandExpandsAndRestrictsTools(t *testing.T) {
+	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }}, replyText("reviewed"))
+	os.MkdirAll(filepath.Join(h.cwd, ".claude", "commands"), 0o755)
+	os.WriteFile(filepath.Join(h.cwd, ".claude", "commands", "review.md"),
+		[]byte("---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Read, Grep\n---\nReview $1 carefully. Notes: @{notes.txt}"), 0o644)
+	os.WriteFile(filepath.Join(h.cwd, "notes.txt"), []byte("prefer small functions"), 0o644)
+	sid := h.newSession()
+	var advertised *acp.AvailableCommandsUpdate
+	// The list follows the session/new response.
+	waitFor(t, func() bool {
+		for _, u := range h.editor.Updates(sid) {
+			if a, ok := u.(*acp.AvailableCommandsUpdate); ok {
+				advertised = a
+			}
+		}
+		return advertised != nil
+	})
+	found := false
+	for _, c := range advertised.AvailableCommands {
+		if c.Name == "review" && c.Description == "Review a file" && c.Input != nil && c.Input.Hint == "[file]" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("review not advertised: %+v", advertised)
+	}
+	h.prompt(sid, "/review main.go")
+	req := h.model.Requests()[0]
+	msgs, _ := json.Marshal(req["messages"])
+	if !strings.Contains(string(msgs), "Review main.go carefully. Notes: prefer small functions") {
+		t.Fatalf("expansion not sent: %s", msgs)
+	}
+	var names []string
+	for _, tl := range req["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	if strings.Join(names, ",") != "Read,Grep" {
+		t.Fatalf("tools = %v, want Read,Grep (allowed-tools)", names)
+	}
+}
+
+func TestShellInCommandIsConfirmedOrNotRun(t *testing.T) {
+	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }}, replyText("ok"))
+	os.MkdirAll(filepath.Join(h.cwd, ".cordis", "commands"), 0o755)
+	marker := filepath.Join(h.cwd, "ran")
+	os.WriteFile(filepath.Join(h.cwd, ".cordis", "commands", "status-git.md"), []byte("State: !{touch "+marker+"; echo fine}"), 0o644)
+	sid := h.newSession()
+	h.editor.OnPermission = allow(acp.PermRejectOnce)
+	h.prompt(sid, "/status-git")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the shell command ran although the user declined")
+	}
+	if !strings.Contains(agentText(h.editor.Updates(sid)), "not approved") {
+		t.Fatalf("no refusal shown: %q", agentText(h.editor.Updates(sid)))
+	}
+	h.editor.OnPermission = allow(acp.PermAllowOnce)
+	h.prompt(sid, "/status-git")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the approved shell command did not run")
+	}
+	msgs, _ := json.Marshal(h.model.Requests()[0]["messages"])
+	if !strings.Contains(string(msgs), "State: fine") {
+		t.Fatalf("shell output not substituted: %s", msgs)
+	}
+}
+
+func TestCompactReplacesHistoryAndFiresSeams(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		mu.Lock()
+		defer mu.Unlock()
+		switch in.Event {
+		case hooks.PreCompact:
+			events = append(events, "PreCompact:"+in.Trigger)
+		case hooks.SessionStart:
+			events = append(events, "SessionStart:"+in.Source)
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams}, replyText("first answer"), replyText("SUMMARY: user asked a question"), replyText("after compaction"))
+	sid := h.newSession()
+	h.prompt(sid, "first question")
+	h.prompt(sid, "/compact keep it short")
+	h.prompt(sid, "next question")
+	reqs := h.model.Requests()
+	compactReq, _ := json.Marshal(reqs[1])
+	if !strings.Contains(string(compactReq), "keep it short") || !strings.Contains(string(compactReq), "first question") {
+		t.Fatalf("compaction request lacks instructions or history: %s", compactReq)
+	}
+	after, _ := json.Marshal(reqs[2]["messages"])
+	if strings.Contains(string(after), "first question") || !strings.Contains(string(after), "SUMMARY: user asked a question") {
+		t.Fatalf("history after compaction: %s", after)
+	}
+	if got := strings.Join(events, ","); got != "SessionStart:startup,PreCompact:manual,SessionStart:compact" {
+		t.Fatalf("seams = %s", got)
+	}
+}
+
+func TestClearStartsOver(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("one"), replyText("two"))
+	sid := h.newSession()
+	h.prompt(sid, "remember 42")
+	h.prompt(sid, "/clear")
+	h.prompt(sid, "what number?")
+	msgs, _ := json.Marshal(h.model.Requests()[1]["messages"])
+	if strings.Contains(string(msgs), "remember 42") {
+		t.Fatalf("history survived /clear: %s", msgs)
+	}
+}
+
+// While a model turn runs, /status answers at once and /clear refuses,
+// and neither cancels the turn.
+func TestCommandsDuringTurn(t *testing.T) {
+	release := make(chan struct{})
+	stalled := func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		replyText("finished")(w, r)
+	}
+	h := newHarness(t, harnessOpts{}, stalled)
+	sid := h.newSession()
+	done := make(chan acp.StopReason)
+	go func() {
+		stop, _ := h.editor.Prompt(h.ctx, sid, "long task")
+		done <- stop
+	}()
+	waitFor(t, func() bool { return len(h.model.Requests()) == 1 })
+	if stop := h.prompt(sid, "/status"); stop != acp.StopEndTurn {
+		t.Fatalf("/status stop = %q", stop)
+	}
+	h.prompt(sid, "/clear")
+	text := agentText(h.editor.Updates(sid))
+	if !strings.Contains(text, "Session "+sid) || !strings.Contains(text, "cannot run while a turn is in progress") {
+		t.Fatalf("agent text during turn: %q", text)
+	}
+	close(release)
+	if stop := <-done; stop != acp.StopEndTurn {
+		t.Fatalf("the running turn ended with %q; commands must not cancel it", stop)
+	}
+}
+
+func TestExportWritesTranscript(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("the answer is 4"))
+	sid := h.newSession()
+	h.prompt(sid, "what is 2+2?")
+	h.prompt(sid, "/export md out.md")
+	data, err := os.ReadFile(filepath.Join(h.cwd, "out.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "## User\n\nwhat is 2+2?") || !strings.Contains(string(data), "the answer is 4") {
+		t.Fatalf("export:\n%s", data)
+	}
+	h.prompt(sid, "/export json /etc/cordis-escape.json")
+	if !strings.Contains(agentText(h.editor.Updates(sid)), "outside") {
+		t.Fatal("export outside the session's directories was not refused")
+	}
+}
