@@ -24,7 +24,8 @@ type Editor struct {
 	str  *recordingStream
 	cmd  *exec.Cmd // StartProcess only
 
-	killed atomic.Bool
+	killed   atomic.Bool
+	shutdown func()
 
 	mu      sync.Mutex
 	updates []acp.SessionNotification
@@ -61,7 +62,7 @@ func Start(t testing.TB, newAgent func(*acp.Client) acp.Agent) *Editor {
 		agentOut.Close()
 	}()
 	e := connect(t, editorIn, editorOut)
-	t.Cleanup(func() {
+	e.shutdown = sync.OnceFunc(func() {
 		editorOut.Close()
 		select {
 		case <-served:
@@ -69,7 +70,9 @@ func Start(t testing.TB, newAgent func(*acp.Client) acp.Agent) *Editor {
 			t.Errorf("acptest: agent did not stop after stdin closed")
 		}
 		cancel()
+		e.conn.Close()
 	})
+	t.Cleanup(e.Close)
 	return e
 }
 
@@ -91,7 +94,7 @@ func StartProcess(t testing.TB, cmd *exec.Cmd) *Editor {
 	}
 	e := connect(t, stdout, stdin)
 	e.cmd = cmd
-	t.Cleanup(func() {
+	e.shutdown = sync.OnceFunc(func() {
 		stdin.Close()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -105,6 +108,7 @@ func StartProcess(t testing.TB, cmd *exec.Cmd) *Editor {
 			t.Errorf("acptest: agent did not exit within 10s of stdin closing")
 		}
 	})
+	t.Cleanup(e.Close)
 	return e
 }
 
@@ -114,6 +118,11 @@ func connect(t testing.TB, r io.Reader, w io.WriteCloser) *Editor {
 	e.conn = jsonrpc2.NewConn(context.Background(), e.str, e, jsonrpc2.SetLogger(discardLogger{}))
 	return e
 }
+
+// Close disconnects like an editor closing the agent's stdin and waits for
+// the agent to stop (Serve to return, or the process to exit). Tests call
+// it to check what the agent leaves behind; cleanup calls it otherwise.
+func (e *Editor) Close() { e.shutdown() }
 
 // Kill sends SIGKILL to the agent process (StartProcess only), as a crash
 // test does; the exit is then not reported as a failure.

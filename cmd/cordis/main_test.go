@@ -325,3 +325,45 @@ func TestLoadAfterKillMidTurn(t *testing.T) {
 		t.Fatalf("the request after load does not continue the conversation: %v", reqs)
 	}
 }
+
+// The real binary: session/cancel written right behind session/prompt
+// always yields `cancelled`, 100 times out of 100.
+func TestBinaryPromptThenCancel(t *testing.T) {
+	ctx := testCtx(t)
+	model := newFakeModel(t) // every request stalls until cancelled
+	work := t.TempDir()
+	e, _ := startAgent(t, model, t.TempDir(), work)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for i := range 100 {
+		id := fmt.Sprintf("pc%d", i)
+		prompt := `{"jsonrpc":"2.0","id":"` + id + `","method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"x"}]}}`
+		cancel := `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`
+		if err := e.WriteRaw(prompt + "\n" + cancel); err != nil {
+			t.Fatal(err)
+		}
+		var stop string
+		deadline := time.Now().Add(10 * time.Second)
+		for stop == "" {
+			for _, f := range e.Frames() {
+				var m struct {
+					ID     string `json:"id"`
+					Result struct {
+						StopReason string `json:"stopReason"`
+					} `json:"result"`
+					Error json.RawMessage `json:"error"`
+				}
+				if json.Unmarshal(f, &m) == nil && m.ID == id {
+					stop = m.Result.StopReason + string(m.Error)
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: no answer to the prompt", i)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if stop != "cancelled" {
+			t.Fatalf("run %d: prompt answered %q, want cancelled", i, stop)
+		}
+	}
+}
