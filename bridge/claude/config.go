@@ -1,0 +1,366 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordis-agent/cordis/hooks"
+)
+
+// Config is the `bridge/claude` plugin's configuration.
+type Config struct {
+	// Path is a hooks file in Claude Code's settings shape (cmd/cordis
+	// resolves a relative one against the config file's directory). Empty means
+	// Claude Code's standard files for the session's cwd.
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A hooks file in Claude Code settings shape (relative to the config file); empty: the standard files of each session (~/.claude/settings.json then <cwd>/.claude/settings.json then <cwd>/.claude/settings.local.json) merged"`
+}
+
+// handler is one `type: command` hook of a matcher group.
+type handler struct {
+	command string
+	args    []string // exec form when non-nil
+	timeout time.Duration
+	shell   []string
+	async   bool
+	ifRule  string
+}
+
+type group struct {
+	matcher matcher
+	hooks   []handler
+}
+
+// settings is one parsed settings file.
+type settings struct {
+	events  map[hooks.Event][]group
+	disable *bool
+	// problems make the file (or part of it) unusable; warnings are
+	// features cordis does not support.
+	problems []string
+	warnings []string
+}
+
+// supportedEvents are the Claude Code events cordis has seams for, in the
+// order Register registers them.
+var supportedEvents = []hooks.Event{
+	hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
+	hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Stop, hooks.SubagentStart,
+	hooks.SubagentStop, hooks.PreCompact, hooks.SessionEnd, hooks.Notification,
+}
+
+// otherClaudeEvents exist in Claude Code but have no seam in cordis: their
+// hooks are loaded with a warning and never run.
+var otherClaudeEvents = []string{
+	"ConfigChange", "CwdChanged", "DirectoryAdded", "Elicitation", "ElicitationResult",
+	"FileChanged", "InstructionsLoaded", "MessageDisplay", "PermissionDenied", "PostCompact",
+	"PostToolBatch", "Setup", "StopFailure", "TaskCompleted", "TaskCreated", "TeammateIdle",
+	"UserPromptExpansion", "WorktreeCreate", "WorktreeRemove",
+}
+
+// parseSettings parses a settings (or hooks.json) file. A syntax error
+// makes the whole file unusable (returned as an error); a bad event,
+// group or handler is recorded in problems and skipped.
+func parseSettings(path string, data []byte) (*settings, error) {
+	var top struct {
+		Hooks           json.RawMessage `json:"hooks"`
+		DisableAllHooks *bool           `json:"disableAllHooks"`
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &settings{}, nil
+	}
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, describeJSONError(path, data, err)
+	}
+	s := &settings{events: map[hooks.Event][]group{}, disable: top.DisableAllHooks}
+	if len(top.Hooks) == 0 || string(top.Hooks) == "null" {
+		return s, nil
+	}
+	var byEvent map[string]json.RawMessage
+	if err := json.Unmarshal(top.Hooks, &byEvent); err != nil {
+		return nil, fmt.Errorf("%s: \"hooks\" must be an object mapping event names to lists of matcher groups", path)
+	}
+	names := make([]string, 0, len(byEvent))
+	for name := range byEvent {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ev := hooks.Event(name)
+		if !slices.Contains(supportedEvents, ev) {
+			if slices.Contains(otherClaudeEvents, name) {
+				s.warnings = append(s.warnings, fmt.Sprintf("%s: hooks.%s: cordis has no %s event; these hooks never run", path, name, name))
+			} else {
+				s.problems = append(s.problems, fmt.Sprintf("%s: hooks.%s: unknown event (valid: %s)", path, name, eventList()))
+			}
+			continue
+		}
+		var groups []json.RawMessage
+		if err := json.Unmarshal(byEvent[name], &groups); err != nil {
+			s.problems = append(s.problems, fmt.Sprintf("%s: hooks.%s must be a list of matcher groups {matcher, hooks}", path, name))
+			continue
+		}
+		for gi, raw := range groups {
+			g, ok := s.parseGroup(fmt.Sprintf("%s: hooks.%s[%d]", path, name, gi), raw)
+			if ok {
+				s.events[ev] = append(s.events[ev], g)
+			}
+		}
+	}
+	return s, nil
+}
+
+func (s *settings) parseGroup(where string, raw json.RawMessage) (group, bool) {
+	var g struct {
+		Matcher *string           `json:"matcher"`
+		Hooks   []json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		s.problems = append(s.problems, fmt.Sprintf("%s: a matcher group must be {\"matcher\": string, \"hooks\": [...]}: %v", where, err))
+		return group{}, false
+	}
+	var m matcher
+	if g.Matcher != nil {
+		var err error
+		if m, err = compileMatcher(*g.Matcher); err != nil {
+			s.problems = append(s.problems, fmt.Sprintf("%s: %v; group skipped", where, err))
+			return group{}, false
+		}
+	} else {
+		m = matcher{all: true}
+	}
+	out := group{matcher: m}
+	for hi, rawH := range g.Hooks {
+		h, ok := s.parseHandler(fmt.Sprintf("%s.hooks[%d]", where, hi), rawH)
+		if ok {
+			out.hooks = append(out.hooks, h)
+		}
+	}
+	return out, len(out.hooks) > 0
+}
+
+func (s *settings) parseHandler(where string, raw json.RawMessage) (handler, bool) {
+	var h struct {
+		Type    string   `json:"type"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+		Timeout *float64 `json:"timeout"`
+		Shell   string   `json:"shell"`
+		Async   bool     `json:"async"`
+		If      string   `json:"if"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		s.problems = append(s.problems, fmt.Sprintf("%s: bad hook: %v", where, err))
+		return handler{}, false
+	}
+	switch h.Type {
+	case "command":
+	case "prompt", "agent", "http", "mcp_tool":
+		s.warnings = append(s.warnings, fmt.Sprintf("%s: hooks of type %q are not supported by cordis; skipped", where, h.Type))
+		return handler{}, false
+	case "":
+		s.problems = append(s.problems, fmt.Sprintf("%s: the hook has no \"type\" (want \"command\")", where))
+		return handler{}, false
+	default:
+		s.problems = append(s.problems, fmt.Sprintf("%s: unknown hook type %q (want \"command\")", where, h.Type))
+		return handler{}, false
+	}
+	if strings.TrimSpace(h.Command) == "" {
+		s.problems = append(s.problems, fmt.Sprintf("%s: the hook has no \"command\"", where))
+		return handler{}, false
+	}
+	out := handler{command: h.Command, args: h.Args, async: h.Async, ifRule: strings.TrimSpace(h.If)}
+	if h.Args == nil {
+		switch h.Shell {
+		case "", "sh":
+			out.shell = []string{"sh", "-c"}
+		case "bash":
+			out.shell = []string{"bash", "-c"}
+		default:
+			s.warnings = append(s.warnings, fmt.Sprintf("%s: shell %q is not supported by cordis (sh and bash are); skipped", where, h.Shell))
+			return handler{}, false
+		}
+	}
+	if h.Timeout != nil {
+		if *h.Timeout <= 0 {
+			s.problems = append(s.problems, fmt.Sprintf("%s: timeout must be a positive number of seconds, got %v; the default applies", where, *h.Timeout))
+		} else {
+			out.timeout = time.Duration(*h.Timeout * float64(time.Second))
+		}
+	}
+	if h.Async {
+		s.warnings = append(s.warnings, fmt.Sprintf("%s: async hooks run synchronously in cordis and may not block (their permission and block decisions are ignored)", where))
+	}
+	return out, true
+}
+
+func eventList() string {
+	names := make([]string, len(supportedEvents))
+	for i, e := range supportedEvents {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
+}
+
+// describeJSONError words a decoding error with the file's line and column.
+func describeJSONError(path string, data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := position(data, syn.Offset)
+		return fmt.Errorf("%s:%d:%d: malformed JSON: %v", path, line, col, syn)
+	case errors.As(err, &typ):
+		line, col := position(data, typ.Offset)
+		field := typ.Field
+		if field == "" {
+			return fmt.Errorf("%s:%d:%d: the file must be a JSON object, got %s", path, line, col, typ.Value)
+		}
+		return fmt.Errorf("%s:%d:%d: %q must not be %s", path, line, col, field, typ.Value)
+	}
+	return fmt.Errorf("%s: malformed JSON: %v", path, err)
+}
+
+func position(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// fileState is the cached view of one settings file.
+type fileState struct {
+	exists  bool
+	modTime time.Time
+	size    int64
+	set     *settings // nil when missing or malformed
+	err     error     // malformed
+	checked bool
+}
+
+// loader reads settings files, caches them by path and re-reads a file
+// when its modification time or size changes. It logs each problem once
+// per version of a file.
+type loader struct {
+	log *slog.Logger
+	// explicit is the configured path: a missing file is logged at warn
+	// level; the standard files are optional and logged at debug level.
+	explicit string
+
+	mu    sync.Mutex
+	files map[string]*fileState
+}
+
+// load returns the settings of path, or nil when it is missing or
+// malformed.
+func (l *loader) load(path string) *settings {
+	info, statErr := os.Stat(path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.files[path]
+	if st == nil {
+		st = &fileState{}
+		l.files[path] = st
+	}
+	if statErr != nil {
+		if !st.checked || st.exists {
+			l.logMissing(path, statErr)
+		}
+		*st = fileState{checked: true}
+		return nil
+	}
+	if st.checked && st.exists && info.ModTime().Equal(st.modTime) && info.Size() == st.size {
+		return st.set
+	}
+	*st = fileState{checked: true, exists: true, modTime: info.ModTime(), size: info.Size()}
+	data, err := os.ReadFile(path)
+	if err == nil && info.IsDir() {
+		err = fmt.Errorf("%s is a directory", path)
+	}
+	if err != nil {
+		st.err = fmt.Errorf("%s: cannot read: %v", path, err)
+		l.log.Error("claude hooks: cannot read hook settings; its hooks do not run", "path", path, "error", err)
+		return nil
+	}
+	set, err := parseSettings(path, data)
+	if err != nil {
+		st.err = err
+		l.log.Error("claude hooks: malformed hook settings; its hooks do not run, other files still load", "path", path, "error", err.Error())
+		return nil
+	}
+	st.set = set
+	for _, p := range set.problems {
+		l.log.Error("claude hooks: problem in hook settings", "problem", p)
+	}
+	for _, w := range set.warnings {
+		l.log.Warn("claude hooks: unsupported hook setting", "warning", w)
+	}
+	return set
+}
+
+func (l *loader) logMissing(path string, err error) {
+	if !errors.Is(err, fs.ErrNotExist) {
+		l.log.Warn("claude hooks: cannot read hook settings", "path", path, "error", err)
+		return
+	}
+	if path == l.explicit {
+		l.log.Warn("claude hooks: hook file not found; no Claude hooks run", "path", path)
+		return
+	}
+	l.log.Debug("claude hooks: no hook settings", "path", path)
+}
+
+// problems lists the current problems of every file seen, by path.
+func (l *loader) problems() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	paths := make([]string, 0, len(l.files))
+	for p := range l.files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []string
+	for _, p := range paths {
+		st := l.files[p]
+		switch {
+		case st.err != nil:
+			out = append(out, st.err.Error())
+		case st.set != nil:
+			out = append(out, st.set.problems...)
+		}
+	}
+	return out
+}
+
+// sourcePaths returns the files that configure hooks for a session in
+// cwd, lowest precedence first.
+func sourcePaths(explicit, home, cwd string) []string {
+	if explicit != "" {
+		return []string{explicit}
+	}
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if home != "" {
+		add(filepath.Join(home, ".claude", "settings.json"))
+	}
+	if cwd != "" {
+		add(filepath.Join(cwd, ".claude", "settings.json"))
+		add(filepath.Join(cwd, ".claude", "settings.local.json"))
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+// Package claude is the Claude Code hook bridge (`bridge/claude`): it runs
+// unmodified Claude Code hook commands on cordis's seams, with Claude
+// Code's configuration, matchers, stdin, environment, exit codes and JSON
+// outputs (../shared/reference/hook-dialects.md, "current" semantics).
+//
+// # Configuration
+//
+// Config.Path names one hooks file in Claude Code's settings shape:
+//
+//	{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit",
+//	  "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}}
+//
+// Without a path, a session's hooks come from ~/.claude/settings.json,
+// <cwd>/.claude/settings.json and <cwd>/.claude/settings.local.json of the
+// session's cwd, appended in that order (never replaced); disableAllHooks
+// in the file of highest precedence that sets it turns them off. Files are
+// cached by path and re-read when their modification time or size
+// changes. A missing file is a no-op (an explicit path that does not exist
+// registers no hook at all); a malformed file is logged as an error,
+// reported by Problems, and the other files still load. Hooks of type
+// prompt, agent, http and mcp_tool, shells other than sh and bash, and
+// Claude events cordis has no seam for are skipped with a warning.
+//
+// # Execution
+//
+// All commands matching an event run in parallel through sh -c (bash -c
+// with "shell": "bash"; the exec form with "args" runs no shell) in the
+// session's cwd, each in its own process group, with the event's JSON on
+// stdin, CLAUDE_PROJECT_DIR set to the session cwd (and CLAUDE_ENV_FILE on
+// SessionStart, a scratch file whose exports cordis does not apply), and
+// identical commands run once. Timeouts: the hook's own (seconds), else
+// 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s (at most 60 s). A timeout
+// or cancellation kills the group. See bridge/internal/hookproc.
+//
+// # Decisions
+//
+// Each command's result is translated as Claude Code does today: exit 0
+// with plain stdout adds context on UserPromptSubmit and SessionStart
+// only; stdout beginning with '{' is JSON; exit 2 blocks as the event
+// allows, with the JSON reason or else stderr as the feedback; any other
+// exit is a non-blocking error unless stdout is a schema-valid JSON
+// object, which then decides. A command that times out, crashes or cannot
+// start has no say. The verdicts of one event are merged in configuration
+// order: continue:false wins over everything, then deny > defer > ask >
+// allow (defer and ask both become hooks.Ask: the editor is asked, never
+// skipped), blocks are sticky, updatedInput and updated outputs are the
+// last given, contexts and system messages are concatenated.
+//
+// # Concurrency
+//
+// A Bridge is shared by every session of the process: Run, Applies and
+// Problems are safe for concurrent use, and one session's run never
+// waits for another's.
+package claude

@@ -1,0 +1,2 @@
+#!/nonexistent/interpreter
+this script's interpreter does not exist

@@ -1,0 +1,40 @@
+// Package hookproc runs hook commands for the dialect bridges
+// (bridge/claude, bridge/codex) as owned subprocesses (DESIGN decision 8).
+//
+// One Command is a command string run through a shell argv (Claude: `sh -c`,
+// see Sh; Codex: `$SHELL -lc`, see LoginShell) in a working directory, in
+// its own process group. Its standard input is the hook's JSON input, then
+// closed; its environment is the agent's plus extra variables; its standard
+// output and standard error are captured into buffers capped at
+// OutputLimit bytes each (the head is kept, the rest is counted in
+// Result.StdoutOmitted / StderrOmitted). It never inherits the agent's
+// stdout, which carries the JSON-RPC protocol.
+//
+//	res := hookproc.Run(ctx, hookproc.Command{
+//		Shell:   hookproc.Sh,
+//		Command: "python3 .claude/hooks/check.py",
+//		Dir:     cwd,
+//		Env:     []string{"CLAUDE_PROJECT_DIR=" + cwd},
+//		Stdin:   inputJSON,
+//		Timeout: 600 * time.Second,
+//	})
+//	switch {
+//	case res.Err != nil, res.TimedOut, res.Canceled, res.Signal != "":
+//		// no decision: log res.Failure()
+//	default:
+//		// res.ExitCode, res.Stdout, res.Stderr
+//	}
+//
+// A timeout or the cancellation of ctx sends SIGTERM to the whole group
+// and, after Grace, SIGKILL. When Run returns, every process of the group
+// is gone, including processes the command left behind (`sleep 100 &`): on
+// Linux the agent becomes a child subreaper (as loop/tools/proc does) and
+// reaps the orphaned members of its own groups, never other children.
+//
+// RunAll runs several commands at once and returns their results in the
+// order they were given (configuration order, never completion order),
+// optionally running identical commands once.
+//
+// Concurrency: Run and RunAll are safe for concurrent use; each call owns
+// its process groups and buffers. A Result is a plain value.
+package hookproc

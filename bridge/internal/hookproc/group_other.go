@@ -1,0 +1,25 @@
+//go:build !unix
+
+package hookproc
+
+import (
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"time"
+)
+
+// setGroup has no process groups to use here: cancellation kills the
+// command itself.
+func setGroup(cmd *exec.Cmd, killed *atomic.Bool) {
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return cmd.Process.Kill()
+	}
+}
+
+func prepare() {}
+
+func killGroup(int, time.Duration) {}
+
+func signalName(*os.ProcessState) string { return "" }

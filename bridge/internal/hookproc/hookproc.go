@@ -1,0 +1,363 @@
+package hookproc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultOutputLimit is the per-stream capture cap when Command.OutputLimit
+// is 0.
+const DefaultOutputLimit = 1 << 20
+
+// DefaultGrace is the delay between SIGTERM and SIGKILL when Command.Grace
+// is 0.
+const DefaultGrace = 2 * time.Second
+
+// Sh is Claude Code's shell: the command string is run by `sh -c`.
+var Sh = []string{"sh", "-c"}
+
+// LoginShell returns Codex's shell argv: `$SHELL -lc`, or `/bin/sh -lc`
+// when SHELL is unset or empty.
+func LoginShell() []string {
+	sh := os.Getenv("SHELL")
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	return []string{sh, "-lc"}
+}
+
+// Command is one hook command to run.
+type Command struct {
+	// Shell is the argv the command string is appended to, e.g. Sh. Its
+	// first element is looked up in PATH when it has no slash. Empty
+	// means Sh.
+	Shell []string
+	// Command is the command string, passed as the last argument.
+	Command string
+	// Exec, when non-empty, is the whole argv to run instead of Shell and
+	// Command (Claude's exec form: `command` with `args`, no shell).
+	Exec []string
+	// Dir is the working directory ("" is the agent's).
+	Dir string
+	// Env holds extra "NAME=value" variables, added to the inherited
+	// environment (BaseEnv); they win over inherited ones of the same name.
+	Env []string
+	// BaseEnv replaces the inherited environment when non-nil (nil:
+	// os.Environ()).
+	BaseEnv []string
+	// Stdin is written to the command's standard input, which is then
+	// closed (nil or empty: closed at once).
+	Stdin []byte
+	// Timeout bounds the run (0: none besides ctx).
+	Timeout time.Duration
+	// OutputLimit caps each captured stream in bytes (0:
+	// DefaultOutputLimit). The head is kept.
+	OutputLimit int
+	// Grace is the delay between SIGTERM and SIGKILL on timeout or
+	// cancellation (0: DefaultGrace).
+	Grace time.Duration
+}
+
+// Argv is the full argv Run executes: Exec, or Shell followed by Command.
+func (c Command) Argv() []string {
+	if len(c.Exec) > 0 {
+		return append([]string(nil), c.Exec...)
+	}
+	sh := c.Shell
+	if len(sh) == 0 {
+		sh = Sh
+	}
+	return append(append([]string(nil), sh...), c.Command)
+}
+
+// Result is how a command ended.
+type Result struct {
+	// Stdout and Stderr are the captured streams, at most OutputLimit
+	// bytes each (the head).
+	Stdout, Stderr string
+	// StdoutOmitted and StderrOmitted count the bytes dropped by the cap;
+	// non-zero means the stream was truncated.
+	StdoutOmitted, StderrOmitted int64
+	// ExitCode is the exit status, or -1 when the command was killed by a
+	// signal or did not start.
+	ExitCode int
+	// Signal names the signal that ended the command ("SIGKILL"), if any.
+	Signal string
+	// TimedOut is set when Timeout expired and the group was killed.
+	TimedOut bool
+	// Canceled is set when ctx was done and the group was killed.
+	Canceled bool
+	// Err is set when the command could not be started (for example the
+	// shell does not exist) or when ctx was done before it started.
+	Err error
+	// Duration is the wall time from start to the group's end.
+	Duration time.Duration
+	// Duplicate is set by RunAll (with dedup) on the result of a command
+	// identical to an earlier one, which ran once: the fields above are a
+	// copy of the result at index DuplicateOf.
+	Duplicate   bool
+	DuplicateOf int
+}
+
+// Exited reports whether the command ran and exited on its own (not
+// killed, timed out, cancelled or unable to start), so that ExitCode is
+// its verdict.
+func (r Result) Exited() bool {
+	return r.Err == nil && !r.TimedOut && !r.Canceled && r.Signal == "" && r.ExitCode >= 0
+}
+
+// Failure describes, for a log line, why the command gave no verdict:
+// "timed out after 5s", "cancelled", "killed by SIGKILL", "could not
+// start: ...". It is "" when Exited.
+func (r Result) Failure() string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("timed out after %s", r.Duration.Round(time.Millisecond))
+	case r.Canceled:
+		return "cancelled"
+	case r.Err != nil:
+		return "could not start: " + r.Err.Error()
+	case r.Signal != "":
+		return "killed by " + r.Signal
+	case r.ExitCode < 0:
+		return "did not exit normally"
+	}
+	return ""
+}
+
+// Run starts c in its own process group, waits for it, kills whatever is
+// left of the group and returns the outcome. It returns once the group's
+// processes are gone.
+func Run(ctx context.Context, c Command) Result {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return Result{ExitCode: -1, Canceled: true, Err: err}
+	}
+	limit := c.OutputLimit
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	grace := c.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var timedOut atomic.Bool
+	if c.Timeout > 0 {
+		t := time.AfterFunc(c.Timeout, func() {
+			timedOut.Store(true)
+			cancel()
+		})
+		defer t.Stop()
+	}
+
+	prepare()
+
+	argv := c.Argv()
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd.Dir = c.Dir
+	base := c.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), base...), c.Env...)
+	cmd.Stdin = bytes.NewReader(c.Stdin)
+	var killed atomic.Bool
+	setGroup(cmd, &killed)
+	cmd.WaitDelay = grace
+
+	// *os.File pipes: exec copies nothing itself, so Wait returns when the
+	// shell exits even if a leftover process holds the write ends; killing
+	// the group then closes them.
+	outBuf, errBuf := newHeadBuffer(limit), newHeadBuffer(limit)
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return Result{ExitCode: -1, Err: err, Duration: time.Since(start)}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return Result{ExitCode: -1, Err: err, Duration: time.Since(start)}
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	startErr := cmd.Start()
+	outW.Close()
+	errW.Close()
+	if startErr != nil {
+		outR.Close()
+		errR.Close()
+		return Result{ExitCode: -1, Err: startErr, Duration: time.Since(start)}
+	}
+	readers := []*pipeReader{newPipeReader(outR, outBuf), newPipeReader(errR, errBuf)}
+	for _, r := range readers {
+		go r.run()
+	}
+	pgid := cmd.Process.Pid
+
+	waitErr := cmd.Wait()
+	killGroup(pgid, grace)
+	for _, r := range readers {
+		r.finish(grace)
+	}
+
+	res := Result{
+		Stdout:        outBuf.String(),
+		StdoutOmitted: outBuf.Omitted(),
+		Stderr:        errBuf.String(),
+		StderrOmitted: errBuf.Omitted(),
+		ExitCode:      -1,
+		Duration:      time.Since(start),
+	}
+	if killed.Load() {
+		if timedOut.Load() {
+			res.TimedOut = true
+		} else {
+			res.Canceled = true
+		}
+	}
+	if st := cmd.ProcessState; st != nil {
+		res.ExitCode = st.ExitCode()
+		res.Signal = signalName(st)
+	} else if waitErr != nil {
+		res.Err = waitErr
+	}
+	return res
+}
+
+// RunAll runs cmds concurrently and returns their results in the order of
+// cmds: results[i] is cmds[i]'s, whatever order they finished in. With
+// dedup, a command identical to an earlier one (same Argv, Dir, Env,
+// BaseEnv and Stdin; Timeout, OutputLimit and Grace are those of the
+// first) runs once, and its result is marked Duplicate with DuplicateOf
+// pointing at the first.
+func RunAll(ctx context.Context, cmds []Command, dedup bool) []Result {
+	results := make([]Result, len(cmds))
+	first := make([]int, len(cmds))
+	seen := map[string]int{}
+	for i, c := range cmds {
+		first[i] = i
+		if dedup {
+			k := c.key()
+			if j, ok := seen[k]; ok {
+				first[i] = j
+				continue
+			}
+			seen[k] = i
+		}
+	}
+	var wg sync.WaitGroup
+	for i, c := range cmds {
+		if first[i] != i {
+			continue
+		}
+		if len(cmds) == 1 {
+			results[i] = Run(ctx, c)
+			break
+		}
+		wg.Go(func() { results[i] = Run(ctx, c) })
+	}
+	wg.Wait()
+	for i, j := range first {
+		if j != i {
+			results[i] = results[j]
+			results[i].Duplicate, results[i].DuplicateOf = true, j
+		}
+	}
+	return results
+}
+
+// key identifies a command for deduplication.
+func (c Command) key() string {
+	var b strings.Builder
+	field := func(s string) {
+		fmt.Fprintf(&b, "%d:%s", len(s), s)
+	}
+	list := func(l []string) {
+		fmt.Fprintf(&b, "[%d]", len(l))
+		for _, s := range l {
+			field(s)
+		}
+	}
+	list(c.Argv())
+	field(c.Dir)
+	list(c.Env)
+	if c.BaseEnv == nil {
+		b.WriteString("inherit")
+	} else {
+		list(c.BaseEnv)
+	}
+	field(string(c.Stdin))
+	return b.String()
+}
+
+type pipeReader struct {
+	f    *os.File
+	w    io.Writer
+	done chan struct{}
+}
+
+func newPipeReader(f *os.File, w io.Writer) *pipeReader {
+	return &pipeReader{f: f, w: w, done: make(chan struct{})}
+}
+
+func (r *pipeReader) run() {
+	defer close(r.done)
+	_, _ = io.Copy(r.w, r.f)
+}
+
+// finish waits for EOF, which comes once every holder of the write end is
+// gone. A process that left the group (setsid) may keep it open; after the
+// grace period the read end is closed instead.
+func (r *pipeReader) finish(grace time.Duration) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		r.f.Close()
+		<-r.done
+	}
+	r.f.Close()
+}
+
+// headBuffer keeps the first limit bytes written to it and counts the rest.
+type headBuffer struct {
+	mu      sync.Mutex
+	limit   int
+	buf     []byte
+	omitted int64
+}
+
+func newHeadBuffer(limit int) *headBuffer { return &headBuffer{limit: limit} }
+
+func (b *headBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	room := b.limit - len(b.buf)
+	k := min(max(room, 0), len(p))
+	b.buf = append(b.buf, p[:k]...)
+	b.omitted += int64(len(p) - k)
+	return len(p), nil
+}
+
+func (b *headBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+func (b *headBuffer) Omitted() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.omitted
+}

@@ -1,0 +1,16 @@
+//go:build unix && !linux
+
+package hookproc
+
+import (
+	"syscall"
+	"time"
+)
+
+func prepare() {}
+
+// killGroup sends SIGKILL to every process of the group; orphaned members
+// are reaped by init.
+func killGroup(pgid int, _ time.Duration) {
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
