@@ -26,7 +26,9 @@ type fakeAgent struct {
 }
 
 func newFake(prompt func(context.Context, *acp.Client, *acp.PromptRequest) (*acp.PromptResponse, error)) func(*acp.Client) acp.Agent {
-	return func(c *acp.Client) acp.Agent { return &fakeAgent{client: c, prompt: prompt, sessions: map[string]bool{}} }
+	return func(c *acp.Client) acp.Agent {
+		return &fakeAgent{client: c, prompt: prompt, sessions: map[string]bool{}}
+	}
 }
 
 func (a *fakeAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -336,4 +338,3 @@ func TestPanicInTurnIsAnInternalError(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

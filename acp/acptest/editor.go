@@ -2,10 +2,14 @@ package acptest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +30,7 @@ type Editor struct {
 
 	killed   atomic.Bool
 	shutdown func()
+	written  sync.Once // the transcript (CORDIS_ACP_TRANSCRIPT_DIR)
 
 	mu      sync.Mutex
 	updates []acp.SessionNotification
@@ -114,7 +119,7 @@ func StartProcess(t testing.TB, cmd *exec.Cmd) *Editor {
 
 func connect(t testing.TB, r io.Reader, w io.WriteCloser) *Editor {
 	e := &Editor{t: t}
-	e.str = &recordingStream{r: bufio.NewReaderSize(r, 1<<20), w: w, t: t}
+	e.str = &recordingStream{r: bufio.NewReaderSize(r, 1<<20), w: w, t: t, transcribe: os.Getenv(TranscriptDirEnv) != ""}
 	e.conn = jsonrpc2.NewConn(context.Background(), e.str, e, jsonrpc2.SetLogger(discardLogger{}))
 	return e
 }
@@ -122,7 +127,60 @@ func connect(t testing.TB, r io.Reader, w io.WriteCloser) *Editor {
 // Close disconnects like an editor closing the agent's stdin and waits for
 // the agent to stop (Serve to return, or the process to exit). Tests call
 // it to check what the agent leaves behind; cleanup calls it otherwise.
-func (e *Editor) Close() { e.shutdown() }
+// With CORDIS_ACP_TRANSCRIPT_DIR set, it then writes the transcript.
+func (e *Editor) Close() {
+	e.shutdown()
+	e.written.Do(e.writeTranscript)
+}
+
+// TranscriptDirEnv names the directory where every Editor, on Close, writes
+// its whole conversation to a new file: one JSON line per frame in wire
+// order, {"from":"client"|"agent","message":<frame>}, or "raw" instead of
+// "message" for a line that is not JSON. interop/validate.mjs checks the
+// agent's frames against the official ACP schema.
+const TranscriptDirEnv = "CORDIS_ACP_TRANSCRIPT_DIR"
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func (e *Editor) writeTranscript() {
+	dir := os.Getenv(TranscriptDirEnv)
+	if dir == "" {
+		return
+	}
+	// The agent has stopped; let the read loop take its last frames.
+	select {
+	case <-e.conn.DisconnectNotify():
+	case <-time.After(5 * time.Second):
+	}
+	var buf []byte
+	for _, entry := range e.str.transcript() {
+		line, err := json.Marshal(entry)
+		if err != nil {
+			e.t.Errorf("acptest: transcript: %v", err)
+			return
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	name := unsafeFileChars.ReplaceAllString(e.t.Name(), "_")
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		e.t.Errorf("acptest: transcript: %v", err)
+		return
+	}
+	f, err := os.CreateTemp(dir, name+"-*.jsonl")
+	if err != nil {
+		e.t.Errorf("acptest: transcript: %v", err)
+		return
+	}
+	if _, err := f.Write(buf); err != nil {
+		e.t.Errorf("acptest: transcript %s: %v", filepath.Base(f.Name()), err)
+	}
+	if err := f.Close(); err != nil {
+		e.t.Errorf("acptest: transcript %s: %v", filepath.Base(f.Name()), err)
+	}
+}
 
 // Kill sends SIGKILL to the agent process (StartProcess only), as a crash
 // test does; the exit is then not reported as a failure.
@@ -263,6 +321,37 @@ type recordingStream struct {
 
 	mu    sync.Mutex
 	lines []json.RawMessage
+
+	transcribe bool              // CORDIS_ACP_TRANSCRIPT_DIR is set
+	wire       []transcriptEntry // both directions, in order (guarded by mu)
+}
+
+// transcriptEntry is one line of a transcript file.
+type transcriptEntry struct {
+	From    string          `json:"from"` // "client" or "agent"
+	Message json.RawMessage `json:"message,omitempty"`
+	Raw     *string         `json:"raw,omitempty"` // a line that is not JSON
+}
+
+// note appends one line to the transcript; mu must be held.
+func (s *recordingStream) note(from string, line []byte) {
+	if !s.transcribe {
+		return
+	}
+	entry := transcriptEntry{From: from}
+	if json.Valid(line) {
+		entry.Message = append(json.RawMessage(nil), line...)
+	} else {
+		raw := string(line)
+		entry.Raw = &raw
+	}
+	s.wire = append(s.wire, entry)
+}
+
+func (s *recordingStream) transcript() []transcriptEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]transcriptEntry(nil), s.wire...)
 }
 
 func (s *recordingStream) ReadObject(v any) error {
@@ -277,10 +366,14 @@ func (s *recordingStream) ReadObject(v any) error {
 				JSONRPC string `json:"jsonrpc"`
 			}
 			if jerr := json.Unmarshal(trimmed, &probe); jerr != nil || probe.JSONRPC != "2.0" {
+				s.mu.Lock()
+				s.note("agent", trimmed)
+				s.mu.Unlock()
 				s.t.Errorf("acptest: agent wrote a non-JSON-RPC line to stdout: %q", truncate(string(trimmed), 200))
 			} else {
 				s.mu.Lock()
 				s.lines = append(s.lines, append(json.RawMessage(nil), trimmed...))
+				s.note("agent", trimmed)
 				s.mu.Unlock()
 				if isErrorWithNullID(trimmed) {
 					// An answer to a raw malformed line: recorded; jsonrpc2
@@ -317,6 +410,13 @@ func (s *recordingStream) WriteObject(v any) error {
 func (s *recordingStream) writeRaw(b []byte) error {
 	s.wm.Lock()
 	defer s.wm.Unlock()
+	if s.transcribe {
+		s.mu.Lock()
+		for _, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+			s.note("client", line)
+		}
+		s.mu.Unlock()
+	}
 	_, err := s.w.Write(b)
 	return err
 }
