@@ -28,6 +28,10 @@ const usage = `cordis — a coding agent for editors that speak ACP
 
 Usage:
   cordis acp [flags]      serve the Agent Client Protocol on stdin/stdout
+  cordis replay DIR       replay a snapshot scenario key-free and print the
+                          conversation
+  cordis hooks trust|list [--cwd DIR]
+                          trust or list project hook files
   cordis schema           print the JSON Schema of cordis.yml
   cordis version          print the version
   cordis help             show this help
@@ -98,6 +102,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		_, err = stdout.Write(append(data, '\n'))
 		return err
+	case "hooks":
+		return runHooks(rest, stdout, stderr)
+	case "replay":
+		return runReplay(rest, stdout, stderr)
 	case "acp":
 		f, err := parseFlags(cmd, rest, stderr)
 		if err != nil {
@@ -105,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return serveACP(f, stdin, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (valid: acp, schema, version, help)", cmd)
+	return fmt.Errorf("unknown command %q (valid: acp, hooks, replay, schema, version, help)", cmd)
 }
 
 func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -1,0 +1,626 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
+	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+)
+
+// Dialect is the trust store's name for Codex hooks.
+const Dialect = "codex"
+
+// Options are what the bridge needs besides its Config.
+type Options struct {
+	// Name names the bridge's hooks in the pipeline and the session log
+	// (default "bridge/codex"; cmd/cordis passes the config entry's id).
+	Name string
+	// BaseDir resolves a relative Config.Path (default: the process's
+	// working directory; cmd/cordis resolves it against the config file).
+	BaseDir string
+	// Priority places the bridge's hooks in each seam's pipeline.
+	Priority int
+	// Home is the user's home directory, for ~/.codex/hooks.json (default
+	// os.UserHomeDir).
+	Home string
+	// Trust records which project hooks the user trusted. Without it no
+	// project hook runs (each is reported as untrusted).
+	Trust *trust.Store
+	// Shell is the argv a command string is appended to (default
+	// hookproc.LoginShell(): `$SHELL -lc`, else `/bin/sh -lc`).
+	Shell []string
+	// Logger receives load problems and failed runs.
+	Logger *slog.Logger
+}
+
+// Bridge runs Codex CLI hook commands on cordis's seams. See the package
+// documentation.
+type Bridge struct {
+	name     string
+	priority int
+	explicit string
+	home     string
+	trust    *trust.Store
+	shell    []string
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	files    map[string]*cachedFile
+	order    []string // file paths in first-seen order, for Problems
+	sessions map[string]*sessionState
+}
+
+type cachedFile struct {
+	modTime time.Time
+	size    int64
+	missing bool
+	project bool
+	file    *hookFile
+}
+
+// sessionState is what the bridge remembers about one session.
+type sessionState struct {
+	// notified holds the untrusted hooks already reported to the user.
+	notified map[string]bool
+	// snapshots hold files' content before an Edit/Write, by tool use id,
+	// for the PostToolUse patch; bounded by maxSnapshots.
+	snapshots     map[string]fileState
+	snapshotOrder []string
+	// agentTypes remembers each subagent's type from SubagentStart, since
+	// the loop does not repeat it on SubagentStop and tool events.
+	agentTypes map[string]string
+}
+
+const maxSnapshots = 32
+
+// New returns a bridge for cfg. It reads nothing yet: files are loaded
+// (and reloaded when they change) as sessions use them.
+func New(cfg Config, opts Options) *Bridge {
+	b := &Bridge{
+		name:     firstNonEmpty(opts.Name, "bridge/codex"),
+		priority: opts.Priority,
+		trust:    opts.Trust,
+		shell:    opts.Shell,
+		log:      opts.Logger,
+		home:     opts.Home,
+		files:    map[string]*cachedFile{},
+		sessions: map[string]*sessionState{},
+	}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if b.home == "" {
+		b.home, _ = os.UserHomeDir()
+	}
+	if cfg.Path != "" {
+		p := cfg.Path
+		if !filepath.IsAbs(p) && opts.BaseDir != "" {
+			p = filepath.Join(opts.BaseDir, p)
+		}
+		b.explicit, _ = filepath.Abs(p)
+	}
+	return b
+}
+
+// Register registers the bridge on every seam it serves: SessionStart,
+// UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse (and
+// PostToolUseFailure, which runs Codex's PostToolUse hooks), Stop,
+// SubagentStart, SubagentStop, PreCompact and SessionEnd.
+func (b *Bridge) Register(r hooks.Registrar) {
+	for _, s := range seamEvents {
+		r.Register(s.seam, &eventHook{b: b, event: s.codex}, hooks.RegisterOptions{Priority: b.priority})
+	}
+}
+
+// eventHook is the bridge on one seam.
+type eventHook struct {
+	b     *Bridge
+	event string
+}
+
+func (h *eventHook) Name() string { return h.b.name }
+
+// Applies reports whether the bridge has anything to do for in: a command
+// to run, an untrusted hook to report, or a file to remember for a later
+// PostToolUse patch.
+func (h *eventHook) Applies(in *hooks.Input) bool {
+	p := h.b.plan(h.event, in)
+	h.b.snapshot(p)
+	return len(p.run) > 0 || len(p.notices) > 0
+}
+
+func (h *eventHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
+	return h.b.run(ctx, h.event, in)
+}
+
+var (
+	_ hooks.Hook       = (*eventHook)(nil)
+	_ hooks.Applicable = (*eventHook)(nil)
+)
+
+// source is one hooks.json in effect for a session.
+type source struct {
+	path    string
+	project bool // found in the project: runs only when trusted
+}
+
+// sources lists the files in effect for a session in cwd, in the order
+// their hooks run: the explicit path alone, or ~/.codex/hooks.json then
+// <cwd>/.codex/hooks.json.
+func (b *Bridge) sources(cwd string) []source {
+	if b.explicit != "" {
+		return []source{{path: b.explicit}}
+	}
+	var out []source
+	var user string
+	if b.home != "" {
+		user = filepath.Join(b.home, ".codex", "hooks.json")
+		out = append(out, source{path: user})
+	}
+	if cwd != "" {
+		proj := filepath.Join(cwd, ".codex", "hooks.json")
+		if abs, err := filepath.Abs(proj); err == nil {
+			proj = abs
+		}
+		if !samePath(proj, user) {
+			out = append(out, source{path: proj, project: true})
+		}
+	}
+	return out
+}
+
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// load returns the parsed file at path, re-reading it when it changed; nil
+// when it does not exist (a missing file is not a problem).
+func (b *Bridge) load(src source) *hookFile {
+	fi, err := os.Stat(src.path)
+	b.mu.Lock()
+	c := b.files[src.path]
+	if c == nil {
+		c = &cachedFile{size: -1}
+		b.files[src.path] = c
+		b.order = append(b.order, src.path)
+	}
+	c.project = src.project
+	if errors.Is(err, fs.ErrNotExist) {
+		if !c.missing {
+			b.log.Debug("codex hooks file not found", "path", src.path)
+		}
+		c.missing, c.file, c.size = true, nil, -1
+		b.mu.Unlock()
+		return nil
+	}
+	if err == nil && fi.IsDir() {
+		err = errors.New("is a directory")
+	}
+	if fi != nil && !c.missing && c.file != nil && fi.ModTime().Equal(c.modTime) && fi.Size() == c.size {
+		f := c.file
+		b.mu.Unlock()
+		return f
+	}
+	b.mu.Unlock()
+
+	var f *hookFile
+	if err == nil {
+		var data []byte
+		if data, err = os.ReadFile(src.path); err == nil {
+			f = parseFile(src.path, data)
+		}
+	}
+	if err != nil {
+		f = &hookFile{path: src.path, handlers: map[string][]*handler{}, problems: []string{fmt.Sprintf("%s: cannot read: %v; the file is ignored", src.path, err)}}
+	}
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.file != nil && fi != nil && fi.ModTime().Equal(c.modTime) && fi.Size() == c.size {
+		return c.file // another session loaded the same version meanwhile
+	}
+	repeated := c.file != nil && slices.Equal(c.file.problems, f.problems) && len(c.file.all) == 0 && len(f.all) == 0
+	c.missing, c.file, c.modTime, c.size = false, f, time.Time{}, -1
+	if fi != nil {
+		c.modTime, c.size = fi.ModTime(), fi.Size()
+	}
+	if !repeated {
+		for _, p := range f.problems {
+			b.log.Error("codex hooks: "+p, "path", src.path)
+		}
+	}
+	b.log.Debug("codex hooks loaded", "path", src.path, "hooks", len(f.all))
+	return f
+}
+
+// trustHook is h's identity in the trust store.
+func trustHook(h *handler) trust.Hook {
+	return trust.Hook{Dialect: Dialect, Source: h.file.path, Event: h.event, Matcher: h.matcher.raw, Type: "command", Command: h.command}
+}
+
+// trustStatus is whether a project hook may run.
+func (b *Bridge) trustStatus(h *handler) (trust.Status, error) {
+	if b.trust == nil {
+		return trust.Untrusted, errors.New("no state directory to keep trust in")
+	}
+	return b.trust.Check(trustHook(h))
+}
+
+// plan is what the bridge will do for one call of a seam.
+type plan struct {
+	event string
+	in    *hooks.Input
+	run   []*handler
+	// notices report untrusted project hooks (noticeKeys identify them).
+	notices    []string
+	noticeKeys []string
+	// post is set on PreToolUse of an Edit/Write when a PostToolUse hook
+	// will want the file's content from before the call.
+	post  bool
+	state *sessionState
+}
+
+// plan selects the handlers to run for in and the untrusted hooks to
+// report. It also keeps the bookkeeping the loop's input lacks (subagent
+// types) and forgets a session at SessionEnd.
+func (b *Bridge) plan(event string, in *hooks.Input) *plan {
+	p := &plan{event: event, in: in}
+	b.mu.Lock()
+	st := b.sessions[in.SessionID]
+	if st == nil && event != evSessionEnd {
+		st = &sessionState{notified: map[string]bool{}, snapshots: map[string]fileState{}, agentTypes: map[string]string{}}
+		b.sessions[in.SessionID] = st
+	}
+	if st != nil {
+		switch {
+		case event == evSubagentStart && in.AgentID != "":
+			st.agentTypes[in.AgentID] = in.AgentType
+		case in.AgentID != "" && in.AgentType == "":
+			if t := st.agentTypes[in.AgentID]; t != "" {
+				c := *in
+				c.AgentType = t
+				p.in = &c
+			}
+		}
+		if event == evSessionEnd {
+			delete(b.sessions, in.SessionID)
+		}
+	}
+	p.state = st
+	b.mu.Unlock()
+
+	var name string
+	var aliases []string
+	if isToolEvent(event) {
+		name, aliases = codexToolName(in.ToolName)
+	}
+	vals, useMatcher := matchValues(event, p.in, &toolView{name: name, aliases: aliases})
+	turnScoped := in.TurnID != ""
+	for _, src := range b.sources(in.Cwd) {
+		f := b.load(src)
+		if f == nil {
+			continue
+		}
+		for _, h := range f.all {
+			ok := true
+			if src.project {
+				st, err := b.trustStatus(h)
+				ok = st == trust.Trusted
+				if !ok && turnScoped {
+					p.notice(b, h, st, err)
+				}
+			}
+			if !ok {
+				continue
+			}
+			if h.event == event && (!useMatcher || h.matcher.match(vals...)) {
+				p.run = append(p.run, h)
+			}
+			if event == evPreToolUse && name == toolApplyPatch && h.event == evPostToolUse && h.matcher.match(vals...) {
+				p.post = true
+			}
+		}
+	}
+	return p
+}
+
+// notice adds the report of an untrusted hook unless the session has
+// seen it; run marks it seen when it hands the report to the loop.
+func (p *plan) notice(b *Bridge, h *handler, st trust.Status, err error) {
+	if p.state == nil {
+		return
+	}
+	key := h.file.path + "\x00" + trustHook(h).Hash()
+	b.mu.Lock()
+	seen := p.state.notified[key]
+	b.mu.Unlock()
+	if seen || slices.Contains(p.noticeKeys, key) {
+		return
+	}
+	why := st.String()
+	if err != nil {
+		why += " (" + err.Error() + ")"
+	}
+	dir := filepath.Dir(filepath.Dir(h.file.path))
+	p.noticeKeys = append(p.noticeKeys, key)
+	p.notices = append(p.notices, fmt.Sprintf("cordis skipped a Codex project hook that is %s: %s (%s). Review it, then run `cordis hooks trust --cwd %s` to let it run.",
+		why, h.describe(), h.file.path, dir))
+}
+
+// takeNotices returns the plan's reports of untrusted hooks and marks
+// them seen, so that each is shown once per session.
+func (b *Bridge) takeNotices(p *plan) []string {
+	if p.state == nil || len(p.notices) == 0 {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for i, k := range p.noticeKeys {
+		if !p.state.notified[k] {
+			p.state.notified[k] = true
+			out = append(out, p.notices[i])
+		}
+	}
+	return out
+}
+
+func isToolEvent(event string) bool {
+	return event == evPreToolUse || event == evPermissionRequest || event == evPostToolUse
+}
+
+// codexToolName is a cordis tool's name in Codex and the other names its
+// matchers answer to.
+func codexToolName(tool string) (string, []string) {
+	if isPatchTool(tool) {
+		return toolApplyPatch, []string{"Edit", "Write"}
+	}
+	return tool, nil
+}
+
+// snapshot keeps, at PreToolUse of an Edit/Write that a PostToolUse hook
+// will see, the file's content before the call.
+func (b *Bridge) snapshot(p *plan) {
+	if !p.post || p.state == nil || p.in.ToolUseID == "" {
+		return
+	}
+	b.mu.Lock()
+	_, have := p.state.snapshots[p.in.ToolUseID]
+	b.mu.Unlock()
+	if have {
+		return
+	}
+	var e editInput
+	if unmarshalInto(p.in.ToolInput, &e) != nil || e.FilePath == "" {
+		return
+	}
+	abs, _ := patchPaths(p.in.Cwd, e.FilePath)
+	fs := readState(abs)
+	b.keepSnapshot(p.state, p.in.ToolUseID, fs)
+}
+
+func (b *Bridge) keepSnapshot(st *sessionState, id string, fs fileState) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := st.snapshots[id]; !ok {
+		st.snapshotOrder = append(st.snapshotOrder, id)
+	}
+	st.snapshots[id] = fs
+	for len(st.snapshotOrder) > maxSnapshots {
+		delete(st.snapshots, st.snapshotOrder[0])
+		st.snapshotOrder = st.snapshotOrder[1:]
+	}
+}
+
+// takeSnapshot returns and forgets the content kept for a tool call.
+func (b *Bridge) takeSnapshot(st *sessionState, id string) *fileState {
+	if st == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fs, ok := st.snapshots[id]
+	if !ok {
+		return nil
+	}
+	delete(st.snapshots, id)
+	st.snapshotOrder = slices.DeleteFunc(st.snapshotOrder, func(s string) bool { return s == id })
+	return &fs
+}
+
+// run runs the handlers of one seam call and merges their outcomes.
+func (b *Bridge) run(ctx context.Context, event string, in *hooks.Input) (hooks.Decision, error) {
+	p := b.plan(event, in)
+	in = p.in
+	notices := b.takeNotices(p)
+	var tv *toolView
+	switch {
+	case event == evPostToolUse:
+		// Forget the kept content whether or not a hook runs.
+		before := b.takeSnapshot(p.state, in.ToolUseID)
+		if in.Event != hooks.PostToolUse {
+			before = nil // the call failed: the file is as it was
+		}
+		if len(p.run) > 0 {
+			tv = viewTool(in, before)
+		}
+	case isToolEvent(event) && len(p.run) > 0:
+		tv = viewTool(in, nil)
+		if p.post && tv.before.ok {
+			b.keepSnapshot(p.state, in.ToolUseID, tv.before)
+		}
+	case p.post:
+		b.snapshot(p)
+	}
+	if len(p.run) == 0 {
+		return hooks.Decision{SystemMessages: notices}, nil
+	}
+	stdin, err := renderInput(event, in, tv)
+	if err != nil {
+		return hooks.Decision{SystemMessages: notices}, fmt.Errorf("rendering the hook input: %v", err)
+	}
+	shell := b.shell
+	if len(shell) == 0 {
+		shell = hookproc.LoginShell()
+	}
+	cmds := make([]hookproc.Command, len(p.run))
+	for i, h := range p.run {
+		cmds[i] = hookproc.Command{Shell: shell, Command: h.command, Dir: in.Cwd, Stdin: stdin, Timeout: h.timeout}
+		if h.status != "" {
+			b.log.Debug("codex hook running", "event", event, "status", h.status, "command", h.command)
+		}
+	}
+	results := hookproc.RunAll(ctx, cmds, false) // Codex runs duplicates too
+	outs := make([]outcome, len(results))
+	for i, r := range results {
+		o := interpret(event, r)
+		if o.failure == "" && o.allow && o.updatedInput != nil && tv != nil {
+			mapped, err := mapUpdatedInput(tv, o.updatedInput)
+			if err != nil {
+				o = failed("%v", err)
+			} else {
+				o.updatedInput = mapped
+			}
+		}
+		if o.failure != "" {
+			b.reportFailure(in, event, p.run[i], r, o.failure)
+		}
+		outs[i] = o
+	}
+	d := merge(event, outs)
+	d.SystemMessages = append(notices, d.SystemMessages...)
+	return d, nil
+}
+
+// hookFailure is the session-log record of one failed command. The
+// bridge's other commands still decide, so the failure is recorded here
+// rather than returned (which would discard them all).
+type hookFailure struct {
+	Hook       string      `json:"hook"`
+	Event      hooks.Event `json:"event"`
+	Command    string      `json:"command"`
+	Source     string      `json:"source"`
+	ExitCode   int         `json:"exitCode"`
+	DurationMs float64     `json:"durationMs"`
+	Error      string      `json:"error"`
+}
+
+func (b *Bridge) reportFailure(in *hooks.Input, event string, h *handler, r hookproc.Result, failure string) {
+	b.log.Warn("codex hook failed; ignored", "hook", b.name, "event", event, "command", h.command, "source", h.file.path, "session", in.SessionID, "error", failure)
+	if in.Record != nil {
+		in.Record(sessionlog.TypeHookError, hookFailure{
+			Hook: b.name, Event: in.Event, Command: h.command, Source: h.file.path,
+			ExitCode: r.ExitCode, DurationMs: float64(r.Duration.Microseconds()) / 1000, Error: failure,
+		})
+	}
+}
+
+// Problems describes what is wrong with the hook files the bridge has
+// loaded so far (malformed files, skipped groups and handlers, events
+// cordis cannot run) and the project hooks it skips because they are not
+// trusted, in the order the files were first loaded.
+func (b *Bridge) Problems() []string {
+	b.mu.Lock()
+	type loaded struct {
+		file    *hookFile
+		project bool
+	}
+	var files []loaded
+	for _, p := range b.order {
+		if c := b.files[p]; !c.missing && c.file != nil {
+			files = append(files, loaded{c.file, c.project})
+		}
+	}
+	b.mu.Unlock()
+	var out []string
+	for _, f := range files {
+		out = append(out, b.fileProblems(f.file, f.project)...)
+	}
+	return out
+}
+
+// fileProblems are f's problems and, for a project file, its untrusted
+// hooks.
+func (b *Bridge) fileProblems(f *hookFile, project bool) []string {
+	out := slices.Clone(f.problems)
+	if !project {
+		return out
+	}
+	for _, h := range f.all {
+		st, err := b.trustStatus(h)
+		if st == trust.Trusted {
+			continue
+		}
+		msg := fmt.Sprintf("%s: skipped, %s: %s (run `cordis hooks trust --cwd %s`)", f.path, st, h.describe(), filepath.Dir(filepath.Dir(f.path)))
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// Doctor checks the Codex hook files in effect for a session in cwd, for
+// the /doctor command: one "✓" line per file that loads cleanly, one "✗"
+// line per problem or skipped (untrusted) project hook. Missing files
+// are not mentioned.
+func (b *Bridge) Doctor(cwd string) []string {
+	var out []string
+	for _, src := range b.sources(cwd) {
+		f := b.load(src)
+		if f == nil {
+			continue
+		}
+		problems := b.fileProblems(f, src.project)
+		if len(problems) == 0 {
+			out = append(out, fmt.Sprintf("✓ Codex hooks %s (%d hooks)", f.path, len(f.all)))
+		}
+		for _, p := range problems {
+			out = append(out, "✗ Codex hooks "+p)
+		}
+	}
+	return out
+}
+
+// Discover returns the Codex project hooks file of cwd (the one that
+// needs trust), if there is one, with its hooks: what `cordis hooks
+// trust --cwd` trusts. A file that is also the user-level file (cwd is the
+// home directory) needs no trust and is not returned.
+func Discover(cwd string) []trust.Discovered {
+	b := New(Config{}, Options{})
+	var out []trust.Discovered
+	for _, src := range b.sources(cwd) {
+		if !src.project {
+			continue
+		}
+		f := b.load(src)
+		if f == nil {
+			continue
+		}
+		d := trust.Discovered{Dialect: Dialect, Path: src.path, Problems: f.problems}
+		for _, h := range f.all {
+			d.Hooks = append(d.Hooks, trustHook(h))
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+// Package codex runs unmodified OpenAI Codex CLI hook programs on cordis's
+// seams, with Codex's semantics where they differ from Claude Code's (see
+// ../shared/reference/hook-dialects.md; bridge/claude is the other dialect).
+//
+// # Configuration
+//
+// The plugin entry `bridge/codex` takes an optional `path`: a hooks.json in
+// Codex's shape ({"hooks": {"<Event>": [{"matcher", "hooks": [{"type":
+// "command", "command", "timeout"}]}]}}). Without it the bridge reads, for
+// each session, ~/.codex/hooks.json and then <cwd>/.codex/hooks.json. A
+// missing file is a silent no-op; a malformed file (or one naming an
+// unknown event) is ignored as a whole with an error in the log and in
+// Problems, and the other files still load. Files are re-read when they
+// change.
+//
+// # Trust
+//
+// Hooks found in a project (<cwd>/.codex/hooks.json) run only after the
+// user trusted them with `cordis hooks trust`, which records a hash of
+// each hook's definition in the state directory (package
+// bridge/trust). A new or edited project hook is skipped; the
+// skip is reported to the user once per session (a SystemMessages entry at
+// the session's first turn-scoped seam), in the log, and in Problems —
+// never silently. The explicit path from cordis.yml and the user-level
+// file are trusted by being configured.
+//
+// # Dialect
+//
+// Each matching command runs through `$SHELL -lc` (else `/bin/sh -lc`) in
+// the session's cwd, concurrently, in its own process group
+// (bridge/internal/hookproc); duplicates are not merged (Codex runs them
+// all) and outcomes are merged in configuration order. Its stdin is
+// Codex's input: session_id, transcript_path, cwd, hook_event_name, model,
+// permission_mode, turn_id and the event's fields (stop_hook_active on
+// Stop/SubagentStop). Tools carry Codex's names: Bash with
+// tool_input.command; Edit and Write become apply_patch with the patch
+// text in tool_input.command (and answer to the matchers Edit and Write);
+// other tools keep their names and inputs. Matchers are an exact `|` list
+// of [A-Za-z0-9_] names or an unanchored regular expression, and are
+// ignored on UserPromptSubmit and Stop.
+//
+// Outputs follow Codex: exit 2 blocks only with non-empty stderr (stdout
+// ignored); any other non-zero exit fails the run whatever stdout says;
+// invalid or unsupported JSON (PreToolUse ask/defer, legacy approve, allow
+// without updatedInput, deny without a reason, Stop plain text or
+// hookSpecificOutput, ...) fails the run. A failed run is logged and
+// recorded as hook/error in the session log and contributes nothing
+// (fail-open). A PostToolUse block replaces the tool result the model sees
+// with the feedback; a Stop block continues the turn with the reasons
+// joined by blank lines (the loop caps consecutive blocks); any
+// `continue: false` wins. SessionStart context becomes system-side
+// context; additionalContext of other events is added to what the model
+// reads next.
+//
+// Codex's PostCompact and Interrupt events have no seam in cordis: their
+// hooks load (with a note in Problems) and never run.
+//
+// # Concurrency
+//
+// A Bridge is shared by every session: Register, Problems and the
+// registered hooks' Applies and Run are safe for concurrent use. Its
+// mutable state (the file cache and per-session bookkeeping) is guarded by
+// one mutex that is never held while a command runs or a file is read.
+package codex

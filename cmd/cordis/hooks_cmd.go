@@ -1,0 +1,113 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cordis-agent/cordis/bridge/codex"
+	"github.com/cordis-agent/cordis/bridge/trust"
+)
+
+const hooksUsage = `Usage:
+  cordis hooks trust [--cwd DIR] [--state-dir DIR]
+        trust every hook in DIR's project hook files (default: the current
+        directory), as they are now; a hook edited later is untrusted again
+  cordis hooks list [--cwd DIR] [--state-dir DIR]
+        show DIR's project hooks and whether each is trusted
+
+Project hook files found by discovery (.codex/hooks.json, and the Claude
+bridge's project settings) run only once trusted; hooks named by path in
+cordis.yml and user-level files need no trust. Trust is kept in
+<state dir>/` + trust.FileName + `.
+`
+
+// hookDiscoverers find a directory's project hook files, one per dialect
+// bridge, in the order they are listed.
+var hookDiscoverers = []func(cwd string) []trust.Discovered{
+	codex.Discover,
+}
+
+// runHooks is `cordis hooks`.
+func runHooks(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, hooksUsage)
+		if len(args) == 0 {
+			return fmt.Errorf("hooks: no subcommand given (valid: trust, list)")
+		}
+		return nil
+	}
+	sub, rest := args[0], args[1:]
+	if sub != "trust" && sub != "list" {
+		return fmt.Errorf("hooks: unknown subcommand %q (valid: trust, list)", sub)
+	}
+	fs := flag.NewFlagSet("cordis hooks "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cwd := fs.String("cwd", "", "project directory")
+	stateDir := fs.String("state-dir", "", "state directory")
+	if err := fs.Parse(rest); err != nil {
+		return fmt.Errorf("hooks %s: %v (see 'cordis hooks help')", sub, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("hooks %s: unexpected argument %q (see 'cordis hooks help')", sub, fs.Arg(0))
+	}
+	dir := *cwd
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("hooks %s: --cwd %s is not a directory", sub, dir)
+	}
+	state, err := resolveStateDir(*stateDir)
+	if err != nil {
+		return err
+	}
+	store := trust.Open(state)
+
+	var found []trust.Discovered
+	for _, discover := range hookDiscoverers {
+		found = append(found, discover(dir)...)
+	}
+	if len(found) == 0 {
+		fmt.Fprintf(stdout, "No project hook files in %s.\n", dir)
+		return nil
+	}
+	for _, d := range found {
+		fmt.Fprintf(stdout, "%s (%s)\n", d.Path, d.Dialect)
+		for _, p := range d.Problems {
+			fmt.Fprintf(stdout, "  warning: %s\n", p)
+		}
+		if len(d.Hooks) == 0 {
+			fmt.Fprintln(stdout, "  no hooks")
+		}
+		for _, h := range d.Hooks {
+			st, err := store.Check(h)
+			if err != nil {
+				return fmt.Errorf("hooks %s: %v", sub, err)
+			}
+			mark := st.String()
+			if sub == "trust" && st != trust.Trusted {
+				mark = "trusted now (was " + st.String() + ")"
+			}
+			fmt.Fprintf(stdout, "  %s — %s\n", h.Describe(), mark)
+		}
+		if sub == "trust" {
+			if err := store.Trust(d); err != nil {
+				return fmt.Errorf("hooks trust: %v", err)
+			}
+		}
+	}
+	if sub == "trust" {
+		fmt.Fprintf(stdout, "Trust recorded in %s.\n", store.Path())
+	}
+	return nil
+}
