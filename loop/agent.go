@@ -18,6 +18,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/loop/transcript"
 )
 
 // Config is everything the agent needs; cmd/cordis assembles it from
@@ -34,8 +35,12 @@ type Config struct {
 
 	// StateDir holds sessions/<id>.jsonl.
 	StateDir string
-	Hooks    hooks.Seams
-	Tools    []tools.Tool
+	// Hooks is every seam the loop calls (in cordis, the hooks.Pipeline
+	// the built-ins and bridges register on); nil runs none. Project
+	// instructions (AGENTS.md, CLAUDE.md) come from a SessionStart hook,
+	// the built-in context-injector.
+	Hooks hooks.Seams
+	Tools []tools.Tool
 	// SystemPrompt replaces the built-in base prompt when set.
 	SystemPrompt string
 	// ExtraDirectories are absolute directories tools may touch besides
@@ -229,6 +234,12 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 		mode: a.cfg.DefaultMode, model: a.cfg.Model,
 		allowAlways: map[string]bool{}, rejectAlways: map[string]bool{},
 	}
+	tw, err := transcript.Open(transcript.Path(a.cfg.StateDir, id), a.transcriptOptions(id, cwd, ""))
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	s.transcript = tw
 	if !existing {
 		s.record(sessionlog.TypeSessionStart, sessionStartData{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
 	}
@@ -239,6 +250,10 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 	a.sessions[id] = s
 	a.mu.Unlock()
 	return s, nil
+}
+
+func (a *Agent) transcriptOptions(sessionID, cwd, agentID string) transcript.Options {
+	return transcript.Options{SessionID: sessionID, Cwd: cwd, Version: a.cfg.Version, AgentID: agentID, Model: a.cfg.Model, Now: a.cfg.Now}
 }
 
 func (a *Agent) session(id string) (*Session, error) {

@@ -15,8 +15,10 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/builtin"
 	"github.com/cordis-agent/cordis/loop"
 	"github.com/cordis-agent/cordis/loop/llm/anthropic"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
 )
 
 // modelServer is an httptest server speaking the Anthropic Messages SSE
@@ -256,5 +258,75 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached within 20s")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// withBuiltins returns a hook pipeline holding the built-in hooks of cfg
+// (nil: the defaults cordis runs without a hooks/builtin entry).
+func withBuiltins(t *testing.T, cfg *builtin.Config) (*hooks.Pipeline, *builtin.Set) {
+	t.Helper()
+	if cfg == nil {
+		cfg = builtin.DefaultConfig()
+	}
+	p := hooks.NewPipeline()
+	set, err := builtin.Register(p, cfg, builtin.Options{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	return p, set
+}
+
+// logEvents reads a session's log (or, with agentID, a subagent's).
+func logEvents(t *testing.T, state, sid, agentID string) []sessionlog.Event {
+	t.Helper()
+	path := sessionlog.Path(state, sid)
+	if agentID != "" {
+		path = sessionlog.SubagentPath(state, sid, agentID)
+	}
+	events, _, err := sessionlog.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+// logData decodes the data of the events of one type, in log order.
+func logData(events []sessionlog.Event, typ string) []map[string]any {
+	var out []map[string]any
+	for _, ev := range events {
+		if ev.Type == typ {
+			var m map[string]any
+			json.Unmarshal(ev.Data, &m)
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// hookResults returns the hook/result decisions of one hook, in order.
+func hookResults(events []sessionlog.Event, hook string) []map[string]any {
+	var out []map[string]any
+	for _, d := range logData(events, sessionlog.TypeHookResult) {
+		if d["hook"] == hook {
+			dec, _ := d["decision"].(map[string]any)
+			out = append(out, dec)
+		}
+	}
+	return out
+}
+
+// streamBlocksAs is streamBlocks with the response's model and input
+// tokens chosen (output tokens stay 20).
+func streamBlocksAs(model string, inputTokens int, stop string, blocks ...map[string]any) http.HandlerFunc {
+	inner := streamBlocks(stop, blocks...)
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		inner(rec, r)
+		body := rec.Body.String()
+		body = strings.Replace(body, `"model":"claude-test"`, fmt.Sprintf("%q:%q", "model", model), 1)
+		body = strings.Replace(body, `"input_tokens":100`, fmt.Sprintf(`"input_tokens":%d`, inputTokens), 1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
 	}
 }

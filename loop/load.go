@@ -10,6 +10,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/transcript"
 )
 
 // TypeAgentText logs text cordis itself showed the user (errors, hook
@@ -43,11 +44,22 @@ func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
 		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", req.Cwd)
 	}
+	_, missingTranscript := os.Stat(transcript.Path(a.cfg.StateDir, req.SessionID))
 	s, err := a.openSession(req.SessionID, req.Cwd, req.AdditionalDirectories, true)
 	if err != nil {
 		return nil, acp.InternalError("reopening session log: %v", err)
 	}
 	s.restore(ctx, events)
+	if missingTranscript != nil {
+		// A log from before transcripts existed (or with the file lost):
+		// rebuild it so hooks that read transcript_path see the history.
+		s.mu.Lock()
+		history := append([]llm.Message(nil), s.history...)
+		s.mu.Unlock()
+		if err := s.transcript.Append(history...); err != nil {
+			a.log.Warn("rebuilding transcript", "session", s.id, "error", err)
+		}
+	}
 	s.record(sessionlog.TypeSessionLoad, map[string]any{"cwd": req.Cwd, "events": len(events), "warnings": warnings})
 	s.queueSessionStart(ctx, "resume")
 	return &acp.LoadSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
@@ -125,6 +137,18 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
 			}
 		case sessionlog.TypeTurnStart:
 			s.turnSeq++
+		case sessionlog.TypeModelResponse:
+			// The session's usage (and so its budget) survives a restart.
+			var r struct {
+				Usage   llm.Usage `json:"usage"`
+				Model   string    `json:"model"`
+				Partial bool      `json:"partial"`
+			}
+			if json.Unmarshal(ev.Data, &r) == nil && !r.Partial {
+				s.mu.Lock()
+				s.addUsage(r.Usage, firstNonEmpty(r.Model, s.model))
+				s.mu.Unlock()
+			}
 		case TypeClear:
 			history = nil
 		case TypeCompaction:

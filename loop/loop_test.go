@@ -55,7 +55,9 @@ func TestTextTurnStreamsAndReportsUsage(t *testing.T) {
 }
 
 func TestProjectInstructionsInSystemPromptInOrder(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("ok"), replyText("ok again"))
+	// The built-in context-injector reads them (cordis runs it by default).
+	pipe, _ := withBuiltins(t, nil)
+	h := newHarness(t, harnessOpts{hooks: pipe}, replyText("ok"), replyText("ok again"))
 	os.WriteFile(filepath.Join(h.cwd, "CLAUDE.md"), []byte("claude rules"), 0o644)
 	os.WriteFile(filepath.Join(h.cwd, "AGENTS.md"), []byte("agents rules"), 0o644)
 	sid := h.newSession()

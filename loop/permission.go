@@ -74,7 +74,7 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, id string, ev toolEve
 		return v
 	}
 
-	pd := s.runHook(ctx, &hooks.Input{Event: hooks.PermissionRequest, TurnID: r.turnID, ToolName: t.Name(), ToolUseID: id, ToolInput: input, AgentID: r.agentID})
+	pd := r.hook(ctx, &hooks.Input{Event: hooks.PermissionRequest, ToolName: t.Name(), ToolUseID: id, ToolInput: input})
 	switch pd.Permission {
 	case hooks.Allow:
 		v.Allowed, v.Source, v.UpdatedInput = true, "permission-hook", pd.UpdatedInput

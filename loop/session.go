@@ -3,9 +3,6 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/transcript"
 )
 
 // Permission modes, after Claude Code's.
@@ -47,6 +45,9 @@ type Session struct {
 	roots   []string
 	log     *sessionlog.Writer
 	logPath string
+	// transcript is the session in Claude Code's JSONL shape, for hooks
+	// that read transcript_path.
+	transcript *transcript.Writer
 
 	mu           sync.Mutex
 	mode         string
@@ -57,14 +58,22 @@ type Session struct {
 	// pendingContext is SessionStart context waiting for the next model
 	// request; it is placed there, never raced in from a goroutine.
 	pendingContext []string
-	projectContext *string // AGENTS.md + CLAUDE.md, read once per session
-	turnSeq        int
-	closed         bool
+	// systemContext is what the last SessionStart gave for the system
+	// prompt (the context-injector's AGENTS.md / CLAUDE.md): every request
+	// of the session carries it, so the prompt stays stable and cacheable.
+	systemContext []string
+	// totals is the session's model usage so far, subagents included.
+	totals  hooks.Totals
+	turnSeq int
+	closed  bool
 	// running counts model turns in progress (slash commands may run
 	// alongside one).
 	running           int
 	lastContextTokens int
-	advertised        *commands.Set
+	// compactWanted is set when a hook (the context monitor) asks for
+	// compaction; the turn compacts when it ends.
+	compactWanted bool
+	advertised    *commands.Set
 }
 
 type sessionStartData struct {
@@ -131,46 +140,41 @@ func (s *Session) record(typ string, data any) {
 }
 
 // queueSessionStart runs the SessionStart seam and keeps its context for
-// the next model request.
+// the next model request, and its system context for every request.
 func (s *Session) queueSessionStart(ctx context.Context, source string) {
 	d := s.runHook(ctx, &hooks.Input{Event: hooks.SessionStart, Source: source})
 	s.mu.Lock()
 	s.pendingContext = append(s.pendingContext, d.AdditionalContext...)
+	s.systemContext = d.SystemContext
 	s.mu.Unlock()
 	s.showSystemMessages(ctx, d)
 }
 
-// runHook fills the common input fields and runs a seam.
+// systemPrompt returns the system prompt blocks of a (sub)agent: its base
+// prompt, the environment, then the session's system context.
+func (s *Session) systemPrompt(base string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	system := []string{base, environmentPrompt(s.cwd, s.roots)}
+	return append(system, s.systemContext...)
+}
+
+// runHook fills the common input fields and runs a seam. Hook runs are
+// recorded in the session log unless the caller set in.Record (a subagent
+// records into its own log).
 func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	s.mu.Lock()
-	in.SessionID, in.Cwd, in.PermissionMode, in.TranscriptPath = s.id, s.cwd, s.mode, s.logPath
+	in.SessionID, in.Cwd, in.PermissionMode, in.TranscriptPath = s.id, s.cwd, s.mode, s.transcript.Path()
 	if in.Model == "" {
 		in.Model = s.model
 	}
+	in.Totals = s.totals
 	s.mu.Unlock()
+	in.ContextWindow = s.agent.cfg.ContextWindow
+	if in.Record == nil {
+		in.Record = s.record
+	}
 	return s.agent.cfg.Hooks.Run(ctx, in)
-}
-
-// projectInstructions returns AGENTS.md then CLAUDE.md from the cwd, read
-// on the session's first request and kept, so the system prompt stays
-// stable (and cacheable) for the whole session.
-func (s *Session) projectInstructions() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.projectContext != nil {
-		return *s.projectContext
-	}
-	var b strings.Builder
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		data, err := os.ReadFile(filepath.Join(s.cwd, name))
-		if err != nil {
-			continue
-		}
-		fmt.Fprintf(&b, "Contents of %s (project instructions):\n\n%s\n\n", filepath.Join(s.cwd, name), strings.TrimSpace(string(data)))
-	}
-	text := strings.TrimSpace(b.String())
-	s.projectContext = &text
-	return text
 }
 
 func (s *Session) end(ctx context.Context, reason string) {
@@ -186,6 +190,9 @@ func (s *Session) end(ctx context.Context, reason string) {
 }
 
 func (s *Session) close() {
+	if err := s.transcript.Close(); err != nil {
+		s.agent.log.Warn("closing transcript", "session", s.id, "error", err)
+	}
 	if err := s.log.Close(); err != nil {
 		s.agent.log.Warn("closing session log", "session", s.id, "error", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/loop/transcript"
 )
 
 const subagentPrompt = `You are a subagent of cordis, started by the main agent to do one task. Work autonomously with your tools, then answer with a concise report of what you found or did: your final message is all the main agent will see.`
@@ -36,23 +37,31 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 		return "", err
 	}
 	defer log.Close()
+	tw, err := transcript.Open(transcript.SubagentPath(s.agent.cfg.StateDir, s.id, agentID), s.agent.transcriptOptions(s.id, s.cwd, agentID))
+	if err != nil {
+		return "", err
+	}
+	defer tw.Close()
 	agentType := firstNonEmpty(in.SubagentType, "general-purpose")
 	r.record(sessionlog.TypeSubagentStart, map[string]any{"agentId": agentID, "toolCallId": parentCallID, "agentType": agentType, "description": in.Description})
 
-	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType})
+	// The subagent's seams, SubagentStart included, record into its log.
+	childRecord := func(typ string, data any) {
+		if _, err := log.Append(typ, data); err != nil {
+			s.agent.log.Error("session log append failed", "session", s.id, "agent", agentID, "type", typ, "error", err)
+		}
+	}
+	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType, AgentTranscriptPath: tw.Path(), Record: childRecord})
 	startContext := start.AdditionalContext
 
 	var (
 		mu       sync.Mutex
 		progress strings.Builder
 	)
-	system := []string{subagentPrompt, environmentPrompt(s.cwd, s.roots)}
-	if pi := s.projectInstructions(); pi != "" {
-		system = append(system, pi)
-	}
+	system := s.systemPrompt(subagentPrompt)
 	var history []llm.Message
 	child := &runner{
-		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log,
+		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, transcript: tw,
 		tools: s.toolsFor(depth), system: system, stopEvent: hooks.SubagentStop,
 		emitText: func(ctx context.Context, t string) {
 			mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
@@ -14,16 +15,29 @@ import (
 
 // runTools runs the model's tool calls in order and returns one
 // tool_result per call. Once ctx is cancelled the remaining calls are
-// answered as interrupted, so the history stays valid for the next turn.
-func (r *runner) runTools(ctx context.Context, uses []llm.Block) []llm.Block {
+// answered as interrupted, so the history stays valid for the next turn;
+// once a hook has ended the turn they are answered as not run. The
+// ProcessToolCalls seam sees the whole batch first and may supply results
+// that replace running some or all of the calls.
+func (r *runner) runTools(ctx context.Context, step int, uses []llm.Block) []llm.Block {
+	pd := r.hook(ctx, &hooks.Input{Event: hooks.ProcessToolCalls, Step: step, ToolCalls: uses})
+	var supplied map[string]*hooks.ToolResult
+	if len(pd.ToolResults) > 0 {
+		supplied = make(map[string]*hooks.ToolResult, len(pd.ToolResults))
+		for i := range pd.ToolResults {
+			supplied[pd.ToolResults[i].ToolUseID] = &pd.ToolResults[i]
+		}
+	}
 	results := make([]llm.Block, 0, len(uses))
 	for _, u := range uses {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			results = append(results, toolResult(u.ID, "The user interrupted this tool call before it ran.", true))
-			continue
+		case r.stopped:
+			results = append(results, toolResult(u.ID, "This tool call was not run: a hook ended the turn.", true))
+		default:
+			results = append(results, r.runTool(ctx, u, supplied[u.ID]))
 		}
-		res := r.runTool(ctx, u)
-		results = append(results, res)
 	}
 	return results
 }
@@ -45,9 +59,15 @@ type toolResultEvent struct {
 	Output     string                `json:"output"`
 	IsError    bool                  `json:"isError,omitempty"`
 	Content    []acp.ToolCallContent `json:"content,omitempty"`
+	// ResultFrom names the seam whose hook supplied (ProcessToolCalls) or
+	// replaced (PostToolUse) the output.
+	ResultFrom hooks.Event `json:"resultFrom,omitempty"`
 }
 
-func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
+// runTool runs one call through PreToolUse, permission, the tool and
+// PostToolUse; a result supplied by a ProcessToolCalls hook is shown and
+// returned instead.
+func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.ToolResult) llm.Block {
 	s := r.s
 	tool, ok := tools.ByName(r.tools, use.Name)
 	env := s.toolEnv(ctx, r, use.ID)
@@ -62,8 +82,12 @@ func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
 	s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input)})
 
 	fail := func(msg string) llm.Block {
-		r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true})
+		r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
 		return toolResult(use.ID, msg, true)
+	}
+	if supplied != nil {
+		r.finishTool(ctx, use.ID, tools.Result{Text: supplied.Output, IsError: supplied.IsError}, hooks.ProcessToolCalls)
+		return toolResult(use.ID, supplied.Output, supplied.IsError)
 	}
 	if !ok {
 		return fail(fmt.Sprintf("Unknown tool %q. Available tools: %s.", use.Name, toolNames(r.tools)))
@@ -80,13 +104,15 @@ func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
 	}
 
 	input := use.Input
-	pre := s.runHook(ctx, &hooks.Input{Event: hooks.PreToolUse, TurnID: r.turnID, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input, AgentID: r.agentID})
+	pre := r.hook(ctx, &hooks.Input{Event: hooks.PreToolUse, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input})
 	s.showSystemMessages(ctx, pre)
 	if pre.StopTurn {
 		return fail("A hook stopped the turn: " + firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
 	}
 	if pre.UpdatedInput != nil {
 		input = pre.UpdatedInput
+		// The editor sees the input that will actually run.
+		s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, RawInput: input})
 	}
 	var extraContext []string
 	extraContext = append(extraContext, pre.AdditionalContext...)
@@ -101,24 +127,27 @@ func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
 	}
 
 	s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Status: acp.ToolStatusInProgress})
+	started := time.Now()
 	res := tool.Run(ctx, env, input)
+	took := time.Since(started)
 	if ctx.Err() != nil && !res.IsError {
 		res = tools.Result{Text: "The user interrupted this tool call.", IsError: true}
 	}
 
-	event := hooks.PostToolUse
-	in := &hooks.Input{Event: event, TurnID: r.turnID, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input, AgentID: r.agentID}
+	in := &hooks.Input{Event: hooks.PostToolUse, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input, ToolOutput: res.Text, Duration: took}
 	if res.IsError {
 		in.Event = hooks.PostToolUseFailure
 		in.Error = res.Text
 	} else {
-		in.ToolResponse, _ = json.Marshal(map[string]any{"output": res.Text})
+		in.ToolResponse = hooks.ToolResponseJSON(res.Text)
 	}
-	post := s.runHook(context.WithoutCancel(ctx), in)
+	post := r.hook(context.WithoutCancel(ctx), in)
 	s.showSystemMessages(ctx, post)
 	modelText := res.Text
+	var from hooks.Event
 	if post.ReplaceResult != nil {
-		modelText = *post.ReplaceResult
+		// The editor and the log show what the model sees.
+		modelText, res.Text, from = *post.ReplaceResult, *post.ReplaceResult, hooks.PostToolUse
 	}
 	if post.Block {
 		modelText += "\n\n" + systemReminder("Hook feedback on this tool call:\n"+firstNonEmpty(post.Reason, "blocked without a reason"))
@@ -127,18 +156,18 @@ func (r *runner) runTool(ctx context.Context, use llm.Block) llm.Block {
 	for _, c := range extraContext {
 		modelText += "\n\n" + systemReminder(c)
 	}
-	r.finishTool(ctx, use.ID, res)
+	r.finishTool(ctx, use.ID, res, from)
 	return toolResult(use.ID, modelText, res.IsError)
 }
 
 // finishTool sends the final tool_call_update and logs the result.
-func (r *runner) finishTool(ctx context.Context, id string, res tools.Result) {
+func (r *runner) finishTool(ctx context.Context, id string, res tools.Result, from hooks.Event) {
 	status := acp.ToolStatusCompleted
 	if res.IsError {
 		status = acp.ToolStatusFailed
 	}
 	content := resultContent(res)
-	r.record(sessionlog.TypeToolResult, toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content})
+	r.record(sessionlog.TypeToolResult, toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content, ResultFrom: from})
 	r.s.notify(ctx, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
 }
 

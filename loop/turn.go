@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -12,6 +14,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/loop/transcript"
 )
 
 const baseSystemPrompt = `You are cordis, a coding agent working inside the user's editor. You help with software engineering tasks: reading and changing code, running commands, explaining and planning.
@@ -73,6 +76,15 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 
 	r := s.mainRunner(turnID, opts)
 	reason := r.run(ctx, llm.Message{Role: llm.RoleUser, Content: content})
+	s.mu.Lock()
+	autoCompact := s.compactWanted && reason != acp.StopCancelled
+	s.compactWanted = false
+	s.mu.Unlock()
+	if autoCompact {
+		// The context monitor asked for it: compact once the turn is done,
+		// with the same seams as /compact.
+		s.compact(ctx, turnID, "", "auto")
+	}
 	s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
 	return reason, nil
 }
@@ -164,20 +176,21 @@ type runner struct {
 	// SubagentStart context), then cleared.
 	takeContext func() []string
 	stopEvent   hooks.Event
+	transcript  *transcript.Writer
 	// model overrides the session's model for this runner ("" keeps it).
 	model string
 	// onToolUpdate lets a subagent mirror its activity on the parent's call.
 	lastText string
+	// stopped is set when a hook's StopTurn asked to end the turn, with
+	// the reason it gave.
+	stopped    bool
+	stopReason string
 }
 
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
-	system := []string{firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt)}
-	system = append(system, environmentPrompt(s.cwd, s.roots))
-	if pi := s.projectInstructions(); pi != "" {
-		system = append(system, pi)
-	}
+	system := s.systemPrompt(firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt))
 	return &runner{
-		s: s, turnID: turnID, history: &s.history, log: s.log, tools: filterTools(s.toolsFor(0), opts), system: system, model: opts.model,
+		s: s, turnID: turnID, history: &s.history, log: s.log, transcript: s.transcript, tools: filterTools(s.toolsFor(0), opts), system: system, model: opts.model,
 		emitText: func(ctx context.Context, t string) {
 			s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t)})
 		},
@@ -232,6 +245,9 @@ func (r *runner) appendMessage(m llm.Message) {
 	*r.history = append(*r.history, m)
 	r.s.mu.Unlock()
 	r.record(sessionlog.TypeMessage, m)
+	if err := r.transcript.Append(m); err != nil {
+		r.s.agent.log.Warn("transcript append failed", "session", r.s.id, "error", err)
+	}
 }
 
 // run appends the user message and loops model steps and tool calls until
@@ -257,27 +273,13 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 			r.announce(ctx, fmt.Sprintf("\n\n[cordis: stopped after %d model requests in one turn (maxTurnRequests)]", cfg.MaxTurnRequests))
 			return acp.StopMaxTurnRequests
 		}
-		resp, err := r.step(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return acp.StopCancelled
-			}
-			r.announce(ctx, "\n\n"+explainModelError(err))
-			r.record(sessionlog.TypeModelError, map[string]any{"error": err.Error(), "kind": llm.ErrorKindOf(err)})
-			return acp.StopEndTurn
-		}
-		var toolUses []llm.Block
-		for _, b := range resp.Content {
-			if b.Type == llm.BlockToolUse {
-				toolUses = append(toolUses, b)
-			}
-		}
-		if len(toolUses) > 0 {
-			results := r.runTools(ctx, toolUses)
-			r.appendMessage(llm.Message{Role: llm.RoleUser, Content: results})
-			if ctx.Err() != nil {
-				return acp.StopCancelled
-			}
+		resp, end, done := r.iterate(ctx, step)
+		switch {
+		case done:
+			return end
+		case r.stopped: // LoopEnd asked to end the turn
+			return r.endByHook(ctx)
+		case resp == nil: // the model called tools; they ran
 			continue
 		}
 		switch resp.StopReason {
@@ -290,6 +292,9 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		}
 		// The model ended its turn: the Stop seam may refuse.
 		d := r.runStopHook(ctx, stopHookActive)
+		if d.StopTurn && d.StopReason != "" {
+			return r.endByHook(ctx)
+		}
 		if d.StopTurn || !d.Block {
 			return acp.StopEndTurn
 		}
@@ -318,14 +323,88 @@ func (r *runner) announce(ctx context.Context, text string) {
 }
 
 func (r *runner) runStopHook(ctx context.Context, active bool) hooks.Decision {
-	in := &hooks.Input{Event: r.stopEvent, TurnID: r.turnID, StopHookActive: active, LastAssistantMessage: r.lastText, AgentID: r.agentID}
-	d := r.s.runHook(ctx, in)
+	in := &hooks.Input{Event: r.stopEvent, StopHookActive: active, LastAssistantMessage: r.lastText}
+	d := r.hook(ctx, in)
 	r.s.showSystemMessages(ctx, d)
 	return d
 }
 
-// step sends one model request and streams its answer.
-func (r *runner) step(ctx context.Context) (*llm.Response, error) {
+// hook runs a seam for this runner: the turn, agent and model filled in,
+// hook runs recorded in this runner's log (a subagent's own log). A
+// StopTurn decision marks the turn to end at the next check.
+func (r *runner) hook(ctx context.Context, in *hooks.Input) hooks.Decision {
+	in.TurnID, in.AgentID, in.Record = r.turnID, r.agentID, r.record
+	if r.agentID != "" {
+		in.AgentTranscriptPath = r.transcript.Path()
+	}
+	if in.Model == "" {
+		in.Model = r.model
+	}
+	d := r.s.runHook(ctx, in)
+	if d.StopTurn && !r.stopped {
+		r.stopped, r.stopReason = true, d.StopReason
+	}
+	return d
+}
+
+// endByHook ends a turn a hook's StopTurn ended, telling the user why.
+func (r *runner) endByHook(ctx context.Context) acp.StopReason {
+	msg := "A hook ended the turn."
+	if r.stopReason != "" {
+		msg = "A hook ended the turn: " + r.stopReason
+	}
+	r.record(sessionlog.TypeNotice, map[string]any{"kind": "turnStopped", "reason": r.stopReason})
+	r.announce(ctx, "\n\n[cordis: "+msg+"]")
+	return acp.StopEndTurn
+}
+
+// iterate runs one step of the loop between the LoopStart and LoopEnd
+// seams: one model request and the tool calls it makes. done reports that
+// the turn ends with reason; otherwise resp is the model's answer when it
+// called no tools, nil when it did (their results are in the history).
+func (r *runner) iterate(ctx context.Context, step int) (resp *llm.Response, reason acp.StopReason, done bool) {
+	r.hook(ctx, &hooks.Input{Event: hooks.LoopStart, Step: step})
+	defer r.hook(context.WithoutCancel(ctx), &hooks.Input{Event: hooks.LoopEnd, Step: step})
+	if r.stopped {
+		return nil, r.endByHook(ctx), true
+	}
+	resp, err := r.step(ctx, step)
+	switch {
+	case err != nil:
+		if ctx.Err() != nil {
+			return nil, acp.StopCancelled, true
+		}
+		r.announce(ctx, "\n\n"+explainModelError(err))
+		r.record(sessionlog.TypeModelError, map[string]any{"error": err.Error(), "kind": llm.ErrorKindOf(err)})
+		return nil, acp.StopEndTurn, true
+	case resp == nil: // a hook ended the turn before the request
+		return nil, r.endByHook(ctx), true
+	}
+	var toolUses []llm.Block
+	for _, b := range resp.Content {
+		if b.Type == llm.BlockToolUse {
+			toolUses = append(toolUses, b)
+		}
+	}
+	if len(toolUses) > 0 {
+		results := r.runTools(ctx, step, toolUses)
+		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: results})
+		if ctx.Err() != nil {
+			return nil, acp.StopCancelled, true
+		}
+		resp = nil
+	}
+	if r.stopped {
+		return nil, r.endByHook(ctx), true
+	}
+	return resp, "", false
+}
+
+// step sends one model request and streams its answer. The PrepareRequest
+// seam may change the system prompt and tools of this request; LLMRequest
+// and LLMResponse observe it. It returns nil, nil when a hook ended the
+// turn before the request was sent.
+func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	s := r.s
 	s.mu.Lock()
 	model := firstNonEmpty(r.model, s.model)
@@ -334,10 +413,23 @@ func (r *runner) step(ctx context.Context) (*llm.Response, error) {
 	req := &llm.Request{
 		Model:          model,
 		MaxTokens:      s.agent.cfg.MaxTokens,
-		System:         r.system,
+		System:         slices.Clip(r.system),
 		Messages:       msgs,
 		Tools:          toolSpecs(r.tools),
 		ThinkingBudget: s.agent.cfg.ThinkingBudget,
+	}
+	pd := r.hook(ctx, &hooks.Input{Event: hooks.PrepareRequest, Step: step, Request: req, Model: model})
+	if pd.System != nil {
+		req.System = pd.System
+	}
+	if pd.Tools != nil {
+		req.Tools = pd.Tools
+	}
+	if !r.stopped {
+		r.hook(ctx, &hooks.Input{Event: hooks.LLMRequest, Step: step, Request: req, Model: model})
+	}
+	if r.stopped {
+		return nil, nil
 	}
 	toolNames := make([]string, len(req.Tools))
 	for i, t := range req.Tools {
@@ -371,7 +463,23 @@ func (r *runner) step(ctx context.Context) (*llm.Response, error) {
 		}
 		if err == nil {
 			r.lastText = text.String()
-			s.reportUsage(ctx, resp.Usage)
+			s.reportUsage(ctx, resp.Usage, firstNonEmpty(resp.Model, model))
+		}
+	}
+	in := &hooks.Input{Event: hooks.LLMResponse, Step: step, Request: req, Response: resp, Model: model}
+	if err != nil {
+		in.Response, in.Error = nil, err.Error()
+	}
+	ld := r.hook(context.WithoutCancel(ctx), in)
+	s.showSystemMessages(ctx, ld)
+	if ld.Compact && err == nil {
+		used := resp.Usage.ContextTokens()
+		r.record(sessionlog.TypeNotice, map[string]any{"kind": "compactionRequested", "contextTokens": used, "contextWindow": s.agent.cfg.ContextWindow})
+		s.agent.log.Info("a hook asked for compaction", "session", s.id, "agent", r.agentID, "contextTokens", used, "contextWindow", s.agent.cfg.ContextWindow)
+		if r.depth == 0 {
+			s.mu.Lock()
+			s.compactWanted = true
+			s.mu.Unlock()
 		}
 	}
 	if err != nil {
@@ -380,12 +488,34 @@ func (r *runner) step(ctx context.Context) (*llm.Response, error) {
 	return resp, nil
 }
 
-func (s *Session) reportUsage(ctx context.Context, u llm.Usage) {
+// reportUsage adds a response's usage to the session's totals and sends
+// usage_update: the context used, and the session's cost so far when every
+// response came from a model with a known price.
+func (s *Session) reportUsage(ctx context.Context, u llm.Usage, model string) {
 	used := int64(u.ContextTokens())
 	s.mu.Lock()
 	s.lastContextTokens = int(used)
+	s.addUsage(u, model)
+	totals := s.totals
 	s.mu.Unlock()
-	s.notify(ctx, acp.UsageUpdate{Used: used, Size: int64(s.agent.cfg.ContextWindow)})
+	up := acp.UsageUpdate{Used: used, Size: int64(s.agent.cfg.ContextWindow)}
+	if totals.CostKnown {
+		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
+	}
+	s.notify(ctx, up)
+}
+
+// addUsage adds one response to the session's totals; s.mu must be held.
+func (s *Session) addUsage(u llm.Usage, model string) {
+	first := s.totals.Requests == 0
+	s.totals.Requests++
+	s.totals.Tokens += int64(u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
+	if p, ok := priceOf(model); ok {
+		s.totals.CostUSD += p.cost(u)
+		s.totals.CostKnown = first || s.totals.CostKnown
+	} else {
+		s.totals.CostKnown = false
+	}
 }
 
 func toolSpecs(ts []tools.Tool) []llm.ToolSpec {

@@ -8,11 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cordis-agent/cordis/bridge/claude"
+	"github.com/cordis-agent/cordis/bridge/codex"
+	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/builtin"
 	"github.com/cordis-agent/cordis/loop"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop/llm/openai"
+	"github.com/cordis-agent/cordis/loop/llm/replay"
 )
 
 // defaultConfig runs when no config file is found: the Anthropic provider
@@ -39,6 +45,10 @@ func newRegistry() *config.Registry {
 	reg.Register("agent", func() any { return &agentConfig{} }, "Settings of the agent loop: models offered, permission mode, limits")
 	reg.Register("llm/anthropic", func() any { return &anthropic.Config{} }, "Anthropic Messages API (streaming); key from ANTHROPIC_API_KEY")
 	reg.Register("llm/openai", func() any { return &openai.Config{} }, "OpenAI-compatible Chat Completions API (OpenAI, DeepSeek, local servers)")
+	reg.Register("bridge/claude", func() any { return &claude.Config{} }, "Runs Claude Code hook commands (settings.json \"hooks\") on the agent's seams")
+	reg.Register("bridge/codex", func() any { return &codex.Config{} }, "Runs Codex CLI hook commands (hooks.json) on the agent's seams, with Codex's semantics")
+	reg.Register("hooks/builtin", func() any { return builtin.DefaultConfig() }, "Built-in governance hooks: permission rules, secret redaction, budget, audit log, output compression, metrics, context monitor, project instructions, todo enforcement")
+	reg.Register("llm/replay", func() any { return &replay.Config{} }, "Recorded model responses for the snapshot harness (key-free; see README \"Snapshot tests\")")
 	return reg
 }
 
@@ -68,8 +78,11 @@ func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (*loop.Conf
 }
 
 func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.Config, error) {
-	out := &loop.Config{StateDir: stateDir, Logger: logger}
+	// The pipeline every hook plugin (built-ins, bridges) registers on.
+	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
+	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe}
 	var providers []string
+	builtinEntries := 0
 	for _, p := range cfg.Enabled() {
 		switch c := p.Config.(type) {
 		case *agentConfig:
@@ -94,6 +107,13 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
 			out.ThinkingBudget = c.ThinkingBudget
 			providers = append(providers, p.ID)
+		case *replay.Config:
+			prov, err := replay.New(*c, replay.WithLogger(logger))
+			if err != nil {
+				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
+			}
+			out.Provider, out.Model, out.MaxTokens = prov, prov.Model(), prov.MaxTokens()
+			providers = append(providers, p.ID)
 		case *openai.Config:
 			prov, err := openai.New(*c, openai.WithLogger(logger))
 			if err != nil {
@@ -101,8 +121,31 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			}
 			out.Provider, out.Model, out.MaxTokens = prov, c.Model, c.MaxTokens
 			providers = append(providers, p.ID)
+		case *builtin.Config:
+			if builtinEntries++; builtinEntries > 1 {
+				return nil, fmt.Errorf("%s: entry %q: a second hooks/builtin entry; keep one", p.Source, p.ID)
+			}
+			if err := registerBuiltins(pipe, c, out, stateDir, logger); err != nil {
+				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
+			}
+		case *claude.Config:
+			cc := *c
+			cc.Path = resolveRelative(cc.Path, p.Source)
+			claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority}).Register(pipe)
+		case *codex.Config:
+			cc := *c
+			cc.Path = resolveRelative(cc.Path, p.Source)
+			codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)}).Register(pipe)
 		default:
 			return nil, fmt.Errorf("%s: entry %q: plugin %s is registered but not wired", p.Source, p.ID, p.Name)
+		}
+	}
+	if !hasPlugin(cfg, "hooks/builtin") {
+		// No entry at all (an older cordis.yml): the built-in defaults, so
+		// that AGENTS.md / CLAUDE.md still reach the model. An entry with
+		// disabled: true turns them all off.
+		if err := registerBuiltins(pipe, builtin.DefaultConfig(), out, stateDir, logger); err != nil {
+			return nil, err
 		}
 	}
 	switch len(providers) {
@@ -117,6 +160,47 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 	}
 	var _ llm.Provider = out.Provider
 	return out, nil
+}
+
+// registerBuiltins registers the built-in hooks and wires their /status
+// lines.
+func registerBuiltins(pipe *hooks.Pipeline, c *builtin.Config, out *loop.Config, stateDir string, logger *slog.Logger) error {
+	home, _ := os.UserHomeDir()
+	set, err := builtin.Register(pipe, c, builtin.Options{StateDir: stateDir, Home: home, Logger: logger})
+	if err != nil {
+		return err
+	}
+	out.Status = set.Status
+	return nil
+}
+
+// bridgePriority places the dialect bridges after the built-in hooks
+// (10..90) in every seam's pipeline.
+const bridgePriority = 100
+
+// resolveRelative resolves a relative path from a plugin's config against
+// the directory of the config file that defined the entry (source is
+// "file:line"); the embedded default has no file and leaves it as is.
+func resolveRelative(path, source string) string {
+	if path == "" || filepath.IsAbs(path) || source == config.EmbeddedSource {
+		return path
+	}
+	file := source
+	if i := strings.LastIndexByte(file, ':'); i > 0 {
+		file = file[:i]
+	}
+	return filepath.Join(filepath.Dir(file), path)
+}
+
+// hasPlugin reports whether the config has an entry of the plugin, enabled
+// or not.
+func hasPlugin(cfg *config.Config, name string) bool {
+	for _, p := range cfg.Plugins {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func firstNonEmpty(ss ...string) string {
