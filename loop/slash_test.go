@@ -210,3 +210,20 @@ func TestExportWritesTranscript(t *testing.T) {
 		t.Fatal("export outside the session's directories was not refused")
 	}
 }
+
+func TestDoctorReportsProblems(t *testing.T) {
+	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) {
+		c.Home = t.TempDir()
+		c.Doctor = func(cwd string) []string { return []string{"✗ Claude hooks: " + cwd + "/.claude/settings.json: invalid JSON"} }
+	}})
+	os.MkdirAll(filepath.Join(h.cwd, ".cordis", "commands"), 0o755)
+	os.WriteFile(filepath.Join(h.cwd, ".cordis", "commands", "bad.md"), []byte("---\nargument-hint: [unclosed\n---\nx"), 0o644)
+	sid := h.newSession()
+	h.prompt(sid, "/doctor")
+	got := agentText(h.editor.Updates(sid))
+	for _, want := range []string{"✓ model provider anthropic has credentials", "✗ command file " + filepath.Join(h.cwd, ".cordis", "commands", "bad.md"), "settings.json: invalid JSON"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/doctor output lacks %q:\n%s", want, got)
+		}
+	}
+}

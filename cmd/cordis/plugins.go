@@ -83,6 +83,15 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe}
 	var providers []string
 	builtinEntries := 0
+	// doctors add lines to /doctor: config files, hook files, trust.
+	doctors := []func(cwd string) []string{func(string) []string { return configReport(cfg) }}
+	out.Doctor = func(cwd string) []string {
+		var lines []string
+		for _, d := range doctors {
+			lines = append(lines, d(cwd)...)
+		}
+		return lines
+	}
 	for _, p := range cfg.Enabled() {
 		switch c := p.Config.(type) {
 		case *agentConfig:
@@ -131,11 +140,15 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 		case *claude.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority}).Register(pipe)
+			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority})
+			b.Register(pipe)
+			doctors = append(doctors, func(string) []string { return markProblems("Claude hooks", b.Problems()) })
 		case *codex.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)}).Register(pipe)
+			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)})
+			b.Register(pipe)
+			doctors = append(doctors, b.Doctor)
 		default:
 			return nil, fmt.Errorf("%s: entry %q: plugin %s is registered but not wired", p.Source, p.ID, p.Name)
 		}
@@ -201,6 +214,29 @@ func hasPlugin(cfg *config.Config, name string) bool {
 		}
 	}
 	return false
+}
+
+// configReport is the config part of /doctor.
+func configReport(cfg *config.Config) []string {
+	var lines []string
+	if len(cfg.Files) == 0 {
+		lines = append(lines, "✓ config: the built-in default (no cordis.yml found)")
+	}
+	for _, f := range cfg.Files {
+		lines = append(lines, "✓ config file "+f)
+	}
+	for _, w := range cfg.Warnings {
+		lines = append(lines, "✗ config: "+w)
+	}
+	return lines
+}
+
+func markProblems(what string, problems []string) []string {
+	out := make([]string, len(problems))
+	for i, p := range problems {
+		out[i] = "✗ " + what + ": " + p
+	}
+	return out
 }
 
 func firstNonEmpty(ss ...string) string {
