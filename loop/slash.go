@@ -284,6 +284,8 @@ func builtinCommands() []commands.Command {
 		local("compact", "Replace the conversation with a summary to free context", "[instructions]", false, func(_ context.Context, _ *Session, args string) commands.Intent {
 			return commands.CompactConversation{Instructions: args}
 		}),
+		local("hooks", "List the hooks by seam; enable or disable one", "[enable|disable NAME]", true, cmdHooks),
+		local("budget", "Show the session's token and cost use", "", true, cmdBudget),
 		local("model", "Show or switch the model", "[model]", false, cmdModel),
 		local("mode", "Show or switch the permission mode", "[default|acceptEdits|plan|bypassPermissions]", false, cmdMode),
 		local("export", "Write the conversation to a file", "[md|json] [path]", true, cmdExport),
@@ -483,4 +485,69 @@ func cmdReload(ctx context.Context, s *Session, _ string) commands.Intent {
 	list := s.availableCommands()
 	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: list})
 	return commands.ShowText{Text: fmt.Sprintf("Reloaded: %d commands available.", len(list))}
+}
+
+// hookAdmin is the part of the hook pipeline /hooks drives; hooks.Pipeline
+// implements it.
+type hookAdmin interface {
+	List() []hooks.HookInfo
+	Enable(name string) bool
+	Disable(name string) bool
+}
+
+func cmdHooks(ctx context.Context, s *Session, args string) commands.Intent {
+	admin, ok := s.agent.cfg.Hooks.(hookAdmin)
+	if !ok {
+		return commands.ShowText{Text: "No hook pipeline is configured."}
+	}
+	fields := strings.Fields(args)
+	if len(fields) == 2 && (fields[0] == "enable" || fields[0] == "disable") {
+		// Enabling or disabling is process-wide, like the pipeline it
+		// changes; it lasts until cordis restarts.
+		found := false
+		if fields[0] == "enable" {
+			found = admin.Enable(fields[1])
+		} else {
+			found = admin.Disable(fields[1])
+		}
+		if !found {
+			return commands.ShowError{Message: fmt.Sprintf("No hook named %q. Type /hooks to list them.", fields[1])}
+		}
+		s.record(sessionlog.TypeCommand, map[string]any{"name": "hooks", "action": fields[0], "hook": fields[1]})
+		return commands.ShowText{Text: fmt.Sprintf("Hook %s %sd (until cordis restarts).", fields[1], fields[0])}
+	}
+	if len(fields) != 0 {
+		return commands.ShowError{Message: "Usage: /hooks [enable|disable NAME]"}
+	}
+	list := admin.List()
+	if len(list) == 0 {
+		return commands.ShowText{Text: "No hooks are registered."}
+	}
+	var b strings.Builder
+	b.WriteString("Hooks by seam (lower priority runs first):\n")
+	var last hooks.Event
+	for _, h := range list {
+		if h.Event != last {
+			fmt.Fprintf(&b, "%s\n", h.Event)
+			last = h.Event
+		}
+		state := "on"
+		if !h.Enabled {
+			state = "off"
+		}
+		fmt.Fprintf(&b, "  - %s (priority %d, %s)\n", h.Name, h.Priority, state)
+	}
+	return commands.ShowText{Text: strings.TrimRight(b.String(), "\n")}
+}
+
+func cmdBudget(ctx context.Context, s *Session, _ string) commands.Intent {
+	s.mu.Lock()
+	t := s.totals
+	s.mu.Unlock()
+	cost := "unknown (a model without a known price answered)"
+	if t.CostKnown || t.Requests == 0 {
+		cost = fmt.Sprintf("$%.4f", t.CostUSD)
+	}
+	text := fmt.Sprintf("This session: %d model requests, %d tokens, cost %s.\nLimits are set by budgetCheck (maxTokens, maxCostUSD) in the hooks/builtin entry of cordis.yml.", t.Requests, t.Tokens, cost)
+	return commands.ShowText{Text: text}
 }

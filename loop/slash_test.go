@@ -227,3 +227,28 @@ func TestDoctorReportsProblems(t *testing.T) {
 		}
 	}
 }
+
+func TestHooksCommandListsAndToggles(t *testing.T) {
+	pipe := hooks.NewPipeline()
+	ran := 0
+	pipe.Register(hooks.Stop, hooks.Func("counter", func(context.Context, *hooks.Input) (hooks.Decision, error) {
+		ran++
+		return hooks.Decision{}, nil
+	}), hooks.RegisterOptions{Priority: 7})
+	h := newHarness(t, harnessOpts{hooks: pipe}, replyText("one"), replyText("two"))
+	sid := h.newSession()
+	h.prompt(sid, "/hooks")
+	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "Stop\n  - counter (priority 7, on)") {
+		t.Fatalf("/hooks:\n%s", got)
+	}
+	h.prompt(sid, "x")
+	h.prompt(sid, "/hooks disable counter")
+	h.prompt(sid, "y")
+	if ran != 1 {
+		t.Fatalf("the Stop hook ran %d times, want 1 (disabled before the second turn)", ran)
+	}
+	h.prompt(sid, "/budget")
+	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "This session: 2 model requests") {
+		t.Fatalf("/budget: %q", got)
+	}
+}
