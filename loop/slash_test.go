@@ -214,7 +214,9 @@ func TestExportWritesTranscript(t *testing.T) {
 func TestDoctorReportsProblems(t *testing.T) {
 	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) {
 		c.Home = t.TempDir()
-		c.Doctor = func(cwd string) []string { return []string{"✗ Claude hooks: " + cwd + "/.claude/settings.json: invalid JSON"} }
+		c.Doctor = func(cwd string) []string {
+			return []string{"✗ Claude hooks: " + cwd + "/.claude/settings.json: invalid JSON"}
+		}
 	}})
 	os.MkdirAll(filepath.Join(h.cwd, ".cordis", "commands"), 0o755)
 	os.WriteFile(filepath.Join(h.cwd, ".cordis", "commands", "bad.md"), []byte("---\nargument-hint: [unclosed\n---\nx"), 0o644)
