@@ -1,0 +1,58 @@
+// Package snapshots is the key-free end-to-end net: it runs the real
+// `cordis acp` binary against recorded model responses (loop/llm/replay),
+// plays the editor from a scenario manifest, and compares the normalized
+// ACP stdout, the re-persisted session logs, the request sidecars and, where
+// asked, the final workspace with committed expected files.
+//
+// # Scenarios
+//
+//	snapshots/<name>/manifest.yml   what the editor does (Manifest; strict)
+//	snapshots/<name>/workspace/     the session's starting directory (copied)
+//	snapshots/<name>/home/          copied into the temporary HOME: user-level
+//	                                hook configs and the scripts they run
+//	snapshots/<name>/cordis.yml     optional config overlay (hook entries)
+//	snapshots/<name>/expected/      stdout.jsonl, session-N.jsonl,
+//	                                session-N.subagent-M.jsonl,
+//	                                <conversation>.system.md / .tools.json,
+//	                                workspace/... (when compared)
+//	fixtures/<name>/                what the model said (see package replay)
+//
+// # One run
+//
+// Run makes a temporary root with workspace/, state/, home/, tmp/ and run/,
+// starts `cordis acp --config cordis.snapshot.yml --state-dir state` from
+// the repository root with an environment holding nothing of the
+// developer's but PATH (no key, no proxy, a temporary HOME), and plays the
+// steps: initialize, newSession, prompt (with permission answers chosen by
+// option kind and an optional cancelWhen trigger), setMode,
+// setConfigOption, loadSession, restart. Every wait is for a durable event
+// (the answer to a request, a frame matching a trigger, process exit),
+// bounded but never a sleep. The editor answers fs/* from the disk and
+// terminal/* with real processes, as an editor would; a permission request
+// the manifest does not answer is refused and fails the run. Any stdout
+// line that is not a JSON-RPC frame fails the run.
+//
+// Normalize turns the raw result into the expected files; its rules are
+// the only place jitter is handled (an expected file is a normalization
+// fixed point). Failures lists harness problems, the replay provider's
+// mismatches and recorded calls left unused.
+//
+// # Modes (go test ./snapshots)
+//
+//   - default: replay every scenario twice, in parallel (bounded); the two
+//     results must be byte-identical, then equal to expected/. Read-only.
+//   - -update: replay and rewrite expected/ (never fixtures/).
+//   - -record: record fixtures/ against the live API (ANTHROPIC_API_KEY; the
+//     test skips without it and refuses to run when CI is set), then
+//     rewrite expected/. Serial.
+//   - -author: for `recording: authored` scenarios, derive the recorded
+//     requests from the hand-written SSE bodies through a local server that
+//     speaks the Anthropic wire (the record path, key-free), then rewrite
+//     expected/. Serial.
+//
+// `cordis replay <scenario-dir>` runs one scenario outside go test and
+// prints the conversation (Printer).
+//
+// Concurrency: Run may be called concurrently for different scenarios;
+// each run owns its directories and processes.
+package snapshots

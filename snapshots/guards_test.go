@@ -1,0 +1,240 @@
+package snapshots
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cordis-agent/cordis/loop/llm/replay"
+)
+
+// The negative controls: each guard's bad case, shown to fail.
+
+func TestNetBitesOnChangedModelText(t *testing.T) {
+	root, sc := copyScenario(t, "text-turn")
+	editFile(t, filepath.Join(sc.Fixture, "01-main", "001.response.sse"), "Nice to meet you.", "Nice to see you.")
+	wantFailure(t, verify(sc, root), "expected/stdout.jsonl", `-{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"{{session-1}}","update":{"content":{"text":"Nice to meet you."`, `+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"{{session-1}}","update":{"content":{"text":"Nice to see you."`)
+}
+
+func TestChangedRequestNeedsReRecording(t *testing.T) {
+	root, sc := copyScenario(t, "text-turn")
+	editFile(t, filepath.Join(sc.Dir, ManifestFile), "Say hello in one short sentence.", "Say hello in two sentences.")
+	sc, _ = LoadScenario(root, sc.Name)
+	wantFailure(t, verify(sc, root), "does not match fixtures/text-turn/01-main/001.request.json", "re-record", `+          "text": "Say hello in two sentences.",`)
+}
+
+func TestUnusedRecordingFails(t *testing.T) {
+	root, sc := copyScenario(t, "text-turn")
+	for _, f := range []string{"request.json", "response.sse"} {
+		data, err := os.ReadFile(filepath.Join(sc.Fixture, "01-main", "001."+f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(sc.Fixture, "01-main", "002."+f), data, 0o644)
+	}
+	wantFailure(t, verify(sc, root), "unused recording", "002.response.sse")
+}
+
+func TestExtraRequestFails(t *testing.T) {
+	root, sc := copyScenario(t, "tool-permission-approved")
+	os.Remove(filepath.Join(sc.Fixture, "01-main", "002.request.json"))
+	os.Remove(filepath.Join(sc.Fixture, "01-main", "002.response.sse"))
+	wantFailure(t, verify(sc, root), "the agent made request 2 of conversation 01-main", "records only 1", "re-record")
+}
+
+func TestMissingExpectedAndOrphansFail(t *testing.T) {
+	root, sc := copyScenario(t, "handshake")
+	if err := os.RemoveAll(sc.ExpectedDir()); err != nil {
+		t.Fatal(err)
+	}
+	wantFailure(t, verify(sc, root), "has no expected files", "-update")
+	os.MkdirAll(filepath.Join(root, "fixtures", "ghost"), 0o755)
+	os.MkdirAll(filepath.Join(root, "snapshots", "stray"), 0o755)
+	os.WriteFile(filepath.Join(root, "fixtures", "handshake", "leak.sse"), []byte("x-api-key: sk-ant-123"), 0o644)
+	wantFailure(t, Guards(root), "snapshots/handshake has no expected files", "fixtures/ghost has no scenario", "snapshots/stray has no manifest.yml", "must never hold credentials", "unexpected leak.sse")
+}
+
+func TestObsoleteExpectedFileFails(t *testing.T) {
+	root, sc := copyScenario(t, "handshake")
+	os.WriteFile(filepath.Join(sc.ExpectedDir(), "session-2.jsonl"), []byte("{}\n"), 0o644)
+	wantFailure(t, verify(sc, root), "expected/session-2.jsonl: the run did not produce it")
+}
+
+func TestManifestIsStrict(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"unknown field":  "description: d\nrecording: authored\nsteps:\n  - initialize: {}\n  - prompt: {promt: hi}\n",
+		"two actions":    "description: d\nrecording: authored\nsteps:\n  - {initialize: {}, newSession: {}}\n",
+		"bad recording":  "description: d\nrecording: guessed\nsteps:\n  - initialize: {}\n",
+		"bad permission": "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, permissions: [yes]}\n",
+		"no session":     "description: d\nrecording: live\nsteps:\n  - prompt: {text: hi}\n",
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yml")
+		os.WriteFile(path, []byte(body), 0o644)
+		if _, err := LoadManifest(path); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+}
+
+func TestNonJSONStdoutFails(t *testing.T) {
+	p := &player{}
+	a := &agentProc{n: 1, p: p, pending: map[string]chan rpcMessage{}, done: make(chan struct{})}
+	a.read(strings.NewReader(`{"jsonrpc":"2.0","method":"session/update","params":{}}` + "\nwarning: something\n"))
+	if len(p.frames) != 1 || len(p.problems) != 1 || !strings.Contains(p.problems[0], `not a JSON-RPC frame: "warning: something"`) {
+		t.Fatalf("frames %d, problems %q", len(p.frames), p.problems)
+	}
+}
+
+func TestRecordRefusedOnCI(t *testing.T) {
+	for _, ci := range []string{"true", "1", "yes"} {
+		if err := recordAllowed(func(string) string { return ci }); err == nil {
+			t.Errorf("CI=%s allowed", ci)
+		}
+	}
+	for _, ci := range []string{"", "false", "0"} {
+		if err := recordAllowed(func(string) string { return ci }); err != nil {
+			t.Errorf("CI=%q refused: %v", ci, err)
+		}
+	}
+}
+
+// TestRecordPathAgainstLocalServer records the subagent scenario (two
+// conversations, tools, fs) against a local server that speaks the
+// Anthropic wire and serves the committed responses: the rewritten fixture
+// must equal the committed one byte for byte, hold no key, and replay
+// green.
+func TestRecordPathAgainstLocalServer(t *testing.T) {
+	root, sc := copyScenario(t, "subagent")
+	committed, err := readTree(sc.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := replay.Load(sc.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := replay.NewWireServer(fx)
+	srv := httptest.NewServer(ws)
+	defer srv.Close()
+	// Make the recording visibly new: clear the conversations first.
+	os.RemoveAll(filepath.Join(sc.Fixture, "01-main"))
+	os.RemoveAll(filepath.Join(sc.Fixture, "02-subagent"))
+	key := "sk-test-record-path"
+	err = RecordFixture(sc, Options{Binary: binary, Repo: root, Env: append(raceEnv(), "ANTHROPIC_API_KEY="+key, "ANTHROPIC_BASE_URL="+srv.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := readTree(sc.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diff(Outputs(committed), Outputs(recorded)); len(d) > 0 {
+		t.Fatalf("the recording differs from the committed fixture:\n%s", strings.Join(d, "\n"))
+	}
+	for name, data := range recorded {
+		if bytes.Contains(data, []byte(key)) {
+			t.Fatalf("%s holds the key", name)
+		}
+	}
+	if keys := ws.APIKeys(); len(keys) != 4 || keys[0] != key {
+		t.Fatalf("the server saw keys %q, want the key on all 4 calls", keys)
+	}
+	if u := ws.Unused(); u != "" {
+		t.Fatalf("unused: %s", u)
+	}
+	if f := verify(sc, root); len(f) > 0 {
+		t.Fatalf("the re-recorded scenario does not replay green:\n%s", strings.Join(f, "\n"))
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	ws := t.TempDir()
+	frame := func(s string) Frame { return Frame{Process: 1, Line: []byte(s)} }
+	res := &Result{
+		Paths: []replay.PathVar{{Placeholder: "{{cwd}}", Path: ws}},
+		Frames: []Frame{
+			frame(`{"jsonrpc":"2.0","id":7,"result":{"sessionId":"sess_b","agentInfo":{"name":"cordis","version":"v9"}}}`),
+			frame(`{"jsonrpc":"2.0","id":"cordis-4","method":"fs/read_text_file","params":{"sessionId":"sess_b","path":"` + ws + `/a.txt"}}`),
+			frame(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"cordis-4"}}`),
+			frame(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_b","update":{"toolCallId":"toolu_x1","title":"agent-toolu_x1 <b>&","durationMs":12}}}`),
+		},
+		Logs: []Log{{SessionID: "sess_b", Data: []byte(`{"v":1,"seq":1,"time":"2026-01-01T00:00:00.123Z","type":"tool/call","data":{"toolCallId":"toolu_x1","path":"` + ws + `/b","sessionIdLike":"sess_bb"}}` + "\n")}},
+	}
+	out, err := Normalize(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":1,"jsonrpc":"2.0","result":{"agentInfo":{"name":"cordis","version":"{{version}}"},"sessionId":"{{session-1}}"}}
+{"id":1,"jsonrpc":"2.0","method":"fs/read_text_file","params":{"path":"{{cwd}}/a.txt","sessionId":"{{session-1}}"}}
+{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}
+{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"{{session-1}}","update":{"title":"agent-{{toolCall-1}} <b>&","toolCallId":"{{toolCall-1}}"}}}
+`
+	if got := string(out[StdoutFile]); got != want {
+		t.Fatalf("stdout:\n%s\nwant:\n%s", got, want)
+	}
+	var ev map[string]any
+	json.Unmarshal(out["session-1.jsonl"], &ev)
+	data := ev["data"].(map[string]any)
+	if ev["time"].(float64) != 0 || data["path"] != "{{cwd}}/b" || data["sessionIdLike"] != "sess_bb" || data["toolCallId"] != "{{toolCall-1}}" {
+		t.Fatalf("log: %s", out["session-1.jsonl"])
+	}
+}
+
+// TestNetBitesOnChangedHookOutput is the proof that the hook scenarios
+// guard the real hook -> bridge -> seam -> loop path: the hook processes
+// really run during replay, so changing a hook's fixed output turns its
+// scenario red.
+func TestNetBitesOnChangedHookOutput(t *testing.T) {
+	for _, c := range []struct{ scenario, script, old, new string }{
+		{"hook-cc-pretool-deny", "home/.claude/hooks/deny-network.sh", "Network commands are not allowed in this repository.", "Network commands are fine today."},
+		{"hook-codex-stop-continue", "home/.codex/hooks/one-more.sh", "name the first file you would change", "name the last file you would change"},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			root, sc := copyScenario(t, c.scenario)
+			editFile(t, filepath.Join(sc.Dir, filepath.FromSlash(c.script)), c.old, c.new)
+			wantFailure(t, verify(sc, root), c.new)
+		})
+	}
+}
+
+// TestCordisReplayCommand runs `cordis replay` (key-free) on two
+// scenarios and checks that the conversation is printed readably.
+func TestCordisReplayCommand(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		want     []string
+	}{
+		{"subagent", []string{
+			"▶ you: Use a subagent to find out what notes.txt says.",
+			"⤷ subagent general-purpose started (Read notes.txt)",
+			"◆ Read notes.txt [read]",
+			"⇄ fs/read_text_file",
+			"cordis: According to the subagent, notes.txt says the deploy key rotates on Fridays.",
+			"■ turn ended: end_turn",
+			"✔ matches snapshots/subagent/expected",
+		}},
+		{"hook-cc-pretool-deny", []string{
+			`⚑ hook PreToolUse claude-hooks: {"permission":"deny","reason":"Network commands are not allowed in this repository."}`,
+			"⚖ denied by hook Denied by a PreToolUse hook: Network commands are not allowed in this repository.",
+			"✗ Fetch example.com failed",
+		}},
+	} {
+		cmd := exec.Command(binary, "replay", filepath.Join(repo, "snapshots", c.scenario))
+		cmd.Env = append(os.Environ(), raceEnv()...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("cordis replay %s: %v\n%s", c.scenario, err, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("cordis replay %s: output lacks %q:\n%s", c.scenario, w, out)
+			}
+		}
+	}
+}

@@ -1,0 +1,2 @@
+# PreToolUse (Read): hang until killed.
+exec sleep 30

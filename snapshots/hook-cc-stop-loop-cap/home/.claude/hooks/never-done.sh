@@ -1,0 +1,4 @@
+# Stop: always block with a fixed reason.
+cat <<'JSON'
+{"decision": "block", "reason": "Keep going."}
+JSON

@@ -1,0 +1,5 @@
+//go:build !race
+
+package snapshots
+
+const raceEnabled = false
