@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -284,15 +283,8 @@ func (n *normalizer) text(s string) string {
 			s = replaceID(s, id.value, id.placeholder)
 		}
 	}
-	if strings.Contains(s, "timed out after ") {
-		s = measuredTimeout.ReplaceAllString(s, "timed out after {{duration}}")
-	}
 	return n.paths.Replace(s)
 }
-
-// measuredTimeout is a timeout report carrying the measured wall time (a
-// hook killed by its timeout): the same run takes 1.001s or 1.002s.
-var measuredTimeout = regexp.MustCompile(`timed out after [0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h)\b`)
 
 // replaceID replaces whole occurrences of id: not inside a longer run of
 // letters, digits and underscores.

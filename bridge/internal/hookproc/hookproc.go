@@ -100,6 +100,9 @@ type Result struct {
 	Err error
 	// Duration is the wall time from start to the group's end.
 	Duration time.Duration
+	// Timeout is the limit the command ran under (0: none), so messages
+	// can name the configured limit rather than a measured time.
+	Timeout time.Duration
 	// Duplicate is set by RunAll (with dedup) on the result of a command
 	// identical to an earlier one, which ran once: the fields above are a
 	// copy of the result at index DuplicateOf.
@@ -120,7 +123,7 @@ func (r Result) Exited() bool {
 func (r Result) Failure() string {
 	switch {
 	case r.TimedOut:
-		return fmt.Sprintf("timed out after %s", r.Duration.Round(time.Millisecond))
+		return fmt.Sprintf("timed out after %s", r.Timeout)
 	case r.Canceled:
 		return "cancelled"
 	case r.Err != nil:
@@ -220,7 +223,7 @@ func Run(ctx context.Context, c Command) Result {
 	}
 	if killed.Load() {
 		if timedOut.Load() {
-			res.TimedOut = true
+			res.TimedOut, res.Timeout = true, c.Timeout
 		} else {
 			res.Canceled = true
 		}
