@@ -6,8 +6,8 @@
 // its own process group. Its standard input is the hook's JSON input, then
 // closed; its environment is the agent's plus extra variables; its standard
 // output and standard error are captured into buffers capped at
-// OutputLimit bytes each (the head is kept, the rest is counted in
-// Result.StdoutOmitted / StderrOmitted). It never inherits the agent's
+// OutputLimit bytes each (head and tail are kept around a marker; what was
+// cut is counted in Result.StdoutOmitted / StderrOmitted). It never inherits the agent's
 // stdout, which carries the JSON-RPC protocol.
 //
 //	res := hookproc.Run(ctx, hookproc.Command{
@@ -25,11 +25,10 @@
 //		// res.ExitCode, res.Stdout, res.Stderr
 //	}
 //
-// A timeout or the cancellation of ctx sends SIGTERM to the whole group
-// and, after Grace, SIGKILL. When Run returns, every process of the group
-// is gone, including processes the command left behind (`sleep 100 &`): on
-// Linux the agent becomes a child subreaper (as loop/tools/proc does) and
-// reaps the orphaned members of its own groups, never other children.
+// Processes are run by loop/tools/proc, the runner the Bash tool uses: a
+// timeout or the cancellation of ctx sends SIGTERM to the whole group and,
+// after Grace, SIGKILL. When Run returns, every process of the group is
+// gone, including processes the command left behind (`sleep 100 &`).
 //
 // RunAll runs several commands at once and returns their results in the
 // order they were given (configuration order, never completion order),

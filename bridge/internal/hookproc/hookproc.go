@@ -1,16 +1,14 @@
 package hookproc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/cordis-agent/cordis/loop/tools/proc"
 )
 
 // DefaultOutputLimit is the per-stream capture cap when Command.OutputLimit
@@ -136,13 +134,19 @@ func (r Result) Failure() string {
 	return ""
 }
 
-// Run starts c in its own process group, waits for it, kills whatever is
-// left of the group and returns the outcome. It returns once the group's
-// processes are gone.
+// Run starts c in its own process group (through loop/tools/proc, which
+// also runs the Bash tool), waits for it, kills whatever is left of the
+// group and returns the outcome. It returns once the group's processes are
+// gone.
 func Run(ctx context.Context, c Command) Result {
 	start := time.Now()
-	if err := ctx.Err(); err != nil {
-		return Result{ExitCode: -1, Canceled: true, Err: err}
+	base := c.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	stdin := c.Stdin
+	if stdin == nil {
+		stdin = []byte{} // closed at once rather than /dev/null: hooks read stdin
 	}
 	limit := c.OutputLimit
 	if limit <= 0 {
@@ -152,87 +156,25 @@ func Run(ctx context.Context, c Command) Result {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var timedOut atomic.Bool
-	if c.Timeout > 0 {
-		t := time.AfterFunc(c.Timeout, func() {
-			timedOut.Store(true)
-			cancel()
-		})
-		defer t.Stop()
-	}
-
-	prepare()
-
 	argv := c.Argv()
-	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
-	cmd.Dir = c.Dir
-	base := c.BaseEnv
-	if base == nil {
-		base = os.Environ()
-	}
-	cmd.Env = append(append([]string(nil), base...), c.Env...)
-	cmd.Stdin = bytes.NewReader(c.Stdin)
-	var killed atomic.Bool
-	setGroup(cmd, &killed)
-	cmd.WaitDelay = grace
-
-	// *os.File pipes: exec copies nothing itself, so Wait returns when the
-	// shell exits even if a leftover process holds the write ends; killing
-	// the group then closes them.
-	outBuf, errBuf := newHeadBuffer(limit), newHeadBuffer(limit)
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return Result{ExitCode: -1, Err: err, Duration: time.Since(start)}
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return Result{ExitCode: -1, Err: err, Duration: time.Since(start)}
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	startErr := cmd.Start()
-	outW.Close()
-	errW.Close()
-	if startErr != nil {
-		outR.Close()
-		errR.Close()
-		return Result{ExitCode: -1, Err: startErr, Duration: time.Since(start)}
-	}
-	readers := []*pipeReader{newPipeReader(outR, outBuf), newPipeReader(errR, errBuf)}
-	for _, r := range readers {
-		go r.run()
-	}
-	pgid := cmd.Process.Pid
-
-	waitErr := cmd.Wait()
-	killGroup(pgid, grace)
-	for _, r := range readers {
-		r.finish(grace)
-	}
-
+	r := proc.Run(ctx, proc.Cmd{
+		Path: argv[0], Args: argv[1:], Dir: c.Dir,
+		Env:         append(append([]string(nil), base...), c.Env...),
+		Stdin:       stdin,
+		SplitStderr: true,
+		OutputLimit: limit,
+		Timeout:     c.Timeout,
+		Grace:       grace,
+	})
 	res := Result{
-		Stdout:        outBuf.String(),
-		StdoutOmitted: outBuf.Omitted(),
-		Stderr:        errBuf.String(),
-		StderrOmitted: errBuf.Omitted(),
-		ExitCode:      -1,
-		Duration:      time.Since(start),
+		Stdout: r.Output, StdoutOmitted: r.Omitted,
+		Stderr: r.Stderr, StderrOmitted: r.StderrOmitted,
+		ExitCode: r.ExitCode, Signal: r.Signal,
+		TimedOut: r.TimedOut, Canceled: r.Canceled, Err: r.Err,
+		Duration: time.Since(start),
 	}
-	if killed.Load() {
-		if timedOut.Load() {
-			res.TimedOut, res.Timeout = true, c.Timeout
-		} else {
-			res.Canceled = true
-		}
-	}
-	if st := cmd.ProcessState; st != nil {
-		res.ExitCode = st.ExitCode()
-		res.Signal = signalName(st)
-	} else if waitErr != nil {
-		res.Err = waitErr
+	if r.TimedOut {
+		res.Timeout = c.Timeout
 	}
 	return res
 }
@@ -301,66 +243,4 @@ func (c Command) key() string {
 	}
 	field(string(c.Stdin))
 	return b.String()
-}
-
-type pipeReader struct {
-	f    *os.File
-	w    io.Writer
-	done chan struct{}
-}
-
-func newPipeReader(f *os.File, w io.Writer) *pipeReader {
-	return &pipeReader{f: f, w: w, done: make(chan struct{})}
-}
-
-func (r *pipeReader) run() {
-	defer close(r.done)
-	_, _ = io.Copy(r.w, r.f)
-}
-
-// finish waits for EOF, which comes once every holder of the write end is
-// gone. A process that left the group (setsid) may keep it open; after the
-// grace period the read end is closed instead.
-func (r *pipeReader) finish(grace time.Duration) {
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-r.done:
-	case <-t.C:
-		r.f.Close()
-		<-r.done
-	}
-	r.f.Close()
-}
-
-// headBuffer keeps the first limit bytes written to it and counts the rest.
-type headBuffer struct {
-	mu      sync.Mutex
-	limit   int
-	buf     []byte
-	omitted int64
-}
-
-func newHeadBuffer(limit int) *headBuffer { return &headBuffer{limit: limit} }
-
-func (b *headBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	room := b.limit - len(b.buf)
-	k := min(max(room, 0), len(p))
-	b.buf = append(b.buf, p[:k]...)
-	b.omitted += int64(len(p) - k)
-	return len(p), nil
-}
-
-func (b *headBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
-func (b *headBuffer) Omitted() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.omitted
 }
