@@ -201,8 +201,11 @@ func TestExpandOrderAndForms(t *testing.T) {
 	var confirmed [][]string
 	e := &Expander{
 		Resolve: confined(root),
-		Confirm: func(_ context.Context, cmds []string) (bool, error) { confirmed = append(confirmed, cmds); return true, nil },
-		Shell:   func(_ context.Context, cmd string) (string, error) { return "<" + cmd + ">", nil },
+		Confirm: func(_ context.Context, cmds []string) (bool, error) {
+			confirmed = append(confirmed, cmds)
+			return true, nil
+		},
+		Shell: func(_ context.Context, cmd string) (string, error) { return "<" + cmd + ">", nil },
 	}
 	got, err := e.Expand(context.Background(), "all=$ARGUMENTS first=$1 second=$2 third=$3 file=@{notes.txt} claude: @notes.txt sh=!{git status} cc=!`date`", `"fix bug" fast`)
 	if err != nil {

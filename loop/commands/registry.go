@@ -249,12 +249,12 @@ func editDistance(a, b string) int {
 
 // frontmatter is the YAML header of a command file (Claude Code's keys).
 type frontmatter struct {
-	Description  string `yaml:"description"`
+	Description string `yaml:"description"`
 	// ArgumentHint is often written `[message]`, which YAML reads as a
 	// list; both forms are accepted.
 	ArgumentHint yaml.Node `yaml:"argument-hint"`
-	AllowedTools any    `yaml:"allowed-tools"`
-	Model        string `yaml:"model"`
+	AllowedTools any       `yaml:"allowed-tools"`
+	Model        string    `yaml:"model"`
 	Aliases      []string
 }
 
