@@ -79,6 +79,47 @@ type agentProc struct {
 	pending map[string]chan rpcMessage
 	readErr error
 	done    chan struct{} // closed when stdout reaches EOF
+
+	// wire is every frame in both directions, in order, for the schema
+	// check of CI (see writeTranscript); guarded by mu.
+	wire []json.RawMessage
+}
+
+// transcriptEnv names the directory where every agent's wire transcript is
+// written ({"from":"client"|"agent","message":...} per line), the format
+// acp/acptest writes and interop/validate.mjs checks against the ACP schema.
+const transcriptEnv = "CORDIS_ACP_TRANSCRIPT_DIR"
+
+func (a *agentProc) logWire(from string, msg []byte) {
+	line, err := json.Marshal(struct {
+		From    string          `json:"from"`
+		Message json.RawMessage `json:"message"`
+	}{from, msg})
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	a.wire = append(a.wire, line)
+	a.mu.Unlock()
+}
+
+// writeTranscript saves the wire transcript when transcriptEnv is set.
+func (a *agentProc) writeTranscript() {
+	dir := os.Getenv(transcriptEnv)
+	if dir == "" {
+		return
+	}
+	f, err := os.CreateTemp(dir, fmt.Sprintf("snapshot-%s-%d-*.jsonl", a.p.sc.Name, a.n))
+	if err != nil {
+		a.p.problem("writing the wire transcript: %v", err)
+		return
+	}
+	defer f.Close()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, l := range a.wire {
+		f.Write(append(l, '\n'))
+	}
 }
 
 func (p *player) start() (*agentProc, error) {
@@ -156,6 +197,7 @@ func (a *agentProc) handleLine(line []byte) {
 		p.problem("the agent wrote a line to stdout that is not a JSON-RPC frame: %q", truncate(string(line), 300))
 		return
 	}
+	a.logWire("agent", line)
 	p.mu.Lock()
 	p.frames = append(p.frames, Frame{Process: a.n, Line: append([]byte(nil), line...)})
 	trigger := p.cancelWhen
@@ -230,6 +272,7 @@ func (a *agentProc) write(v any) error {
 	if obs := a.p.opts.Observer; obs != nil {
 		a.p.observe(func() { obs.Sent(a.n, data) })
 	}
+	a.logWire("client", data)
 	_, err = a.stdin.Write(append(data, '\n'))
 	return err
 }
@@ -314,6 +357,7 @@ func (a *agentProc) stop(kill bool) {
 		a.p.problem("agent process %d exited with %v; stderr:\n%s", a.n, err, tail(a.stderrText(), 40))
 	}
 	a.p.terms.killAll()
+	a.writeTranscript()
 	if a.readErr != nil {
 		a.p.problem("reading the agent's stdout: %v", a.readErr)
 	}
