@@ -1,5 +1,3 @@
-// Command cordis is a coding agent that editors start as a subprocess and
-// talk to over stdio with the Agent Client Protocol. See doc.go.
 package main
 
 import (
