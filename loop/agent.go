@@ -16,6 +16,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
@@ -65,6 +66,9 @@ type Config struct {
 	// Home is the user's home directory, for user slash commands ("":
 	// os.UserHomeDir).
 	Home string
+	// MCP tunes the editor's MCP servers (timeouts); the zero value uses
+	// the defaults of package mcp.
+	MCP mcp.Options
 
 	Version string
 	Logger  *slog.Logger
@@ -136,6 +140,7 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			MCPCapabilities:    acp.MCPCapabilities{HTTP: true, SSE: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				List:                  &acp.Supported{},
 				Close:                 &acp.Supported{},
@@ -206,6 +211,7 @@ func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	if err != nil {
 		return nil, acp.InternalError("creating session: %v", err)
 	}
+	s.startMCP(ctx, req.MCPServers)
 	s.queueSessionStart(ctx, "startup")
 	return &acp.NewSessionResponse{SessionID: id, Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
@@ -273,6 +279,7 @@ func (a *Agent) SessionOpened(ctx context.Context, sessionID string) {
 	}
 	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: s.availableCommands()})
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	s.reportMCPFailures(ctx, false)
 }
 
 func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {

@@ -50,6 +50,7 @@ func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 		return nil, acp.InternalError("reopening session log: %v", err)
 	}
 	s.restore(ctx, events)
+	s.startMCP(ctx, req.MCPServers)
 	if missingTranscript != nil {
 		// A log from before transcripts existed (or with the file lost):
 		// rebuild it so hooks that read transcript_path see the history.

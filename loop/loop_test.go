@@ -201,7 +201,7 @@ func TestPreToolUseDenyAndAllow(t *testing.T) {
 func TestPreToolUseAskForcesQuestionInBypassMode(t *testing.T) {
 	seams := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
 		if in.Event == hooks.PreToolUse {
-			return hooks.Decision{Permission: hooks.Ask}
+			return hooks.Decision{Permission: hooks.Ask, Reason: "this touches production"}
 		}
 		return hooks.Decision{}
 	})
@@ -209,6 +209,9 @@ func TestPreToolUseAskForcesQuestionInBypassMode(t *testing.T) {
 	asked := 0
 	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		asked++
+		if len(p.ToolCall.Content) != 1 || !strings.Contains(p.ToolCall.Content[0].Content.Text, "this touches production") {
+			t.Errorf("the hook's reason is not shown in the permission request: %+v", p.ToolCall.Content)
+		}
 		return allow(acp.PermAllowOnce)(ctx, p)
 	}
 	h.prompt(h.newSession(), "x")

@@ -84,9 +84,14 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, id string, ev toolEve
 		return v
 	}
 
+	call := acp.ToolCallUpdate{ToolCallID: id, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: input}
+	if pre.Permission == hooks.Ask && pre.Reason != "" {
+		// Claude Code shows why a hook wants the user asked; so does cordis.
+		call.Content = []acp.ToolCallContent{acp.ContentText("A hook asks you to confirm: " + pre.Reason)}
+	}
 	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
-		ToolCall:  acp.ToolCallUpdate{ToolCallID: id, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: input},
+		ToolCall:  call,
 		Options:   permissionOptions,
 	})
 	switch {

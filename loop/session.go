@@ -10,6 +10,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/transcript"
 )
@@ -74,6 +75,11 @@ type Session struct {
 	// compaction; the turn compacts when it ends.
 	compactWanted bool
 	advertised    *commands.Set
+	// mcp owns the session's MCP servers (nil without any);
+	// advertisedMCP is the generation of MCP prompt commands last
+	// advertised.
+	mcp           *mcp.Manager
+	advertisedMCP uint64
 }
 
 type sessionStartData struct {
@@ -190,6 +196,8 @@ func (s *Session) end(ctx context.Context, reason string) {
 }
 
 func (s *Session) close() {
+	// Every MCP server process of the session is gone when this returns.
+	s.mcpManager().Close()
 	if err := s.transcript.Close(); err != nil {
 		s.agent.log.Warn("closing transcript", "session", s.id, "error", err)
 	}

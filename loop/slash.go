@@ -14,6 +14,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/tools/proc"
@@ -56,6 +57,9 @@ func (a *Agent) RunsAlongside(req *acp.PromptRequest) bool {
 	}
 	// With no turn running, a command that may call the model runs as a
 	// normal, cancellable turn.
+	if strings.HasPrefix(name, mcp.Prefix) {
+		return false // MCP prompts start model turns (looking them up may call the server)
+	}
 	c, found := a.commands.Load(s.cwd).Lookup(name)
 	if !found {
 		return true
@@ -67,11 +71,12 @@ func (a *Agent) RunsAlongside(req *acp.PromptRequest) bool {
 // availableCommands is the advertised list for a session's cwd.
 func (s *Session) availableCommands() []acp.AvailableCommand {
 	set := s.agent.commands.Load(s.cwd)
+	withMCP, gen := s.commandSet()
 	s.mu.Lock()
-	s.advertised = set
+	s.advertised, s.advertisedMCP = set, gen
 	s.mu.Unlock()
 	out := []acp.AvailableCommand{}
-	for _, c := range set.Commands() {
+	for _, c := range withMCP.Commands() {
 		sp := commands.SpecOf(c)
 		ac := acp.AvailableCommand{Name: sp.Name, Description: firstNonEmpty(sp.Description, sp.Name)}
 		if sp.ArgumentHint != "" {
@@ -86,8 +91,9 @@ func (s *Session) availableCommands() []acp.AvailableCommand {
 // changed since it was last sent.
 func (s *Session) refreshCommands(ctx context.Context) {
 	set := s.agent.commands.Load(s.cwd)
+	_, gen := s.commandSet()
 	s.mu.Lock()
-	changed := set != s.advertised
+	changed := set != s.advertised || gen != s.advertisedMCP
 	s.mu.Unlock()
 	if changed {
 		s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: s.availableCommands()})
@@ -97,7 +103,7 @@ func (s *Session) refreshCommands(ctx context.Context) {
 // runCommand resolves and runs a slash command. Local commands return
 // their intent; prompt commands return SubmitPrompt with the expansion.
 func (s *Session) runCommand(ctx context.Context, name, args string) commands.Intent {
-	set := s.agent.commands.Load(s.cwd)
+	set, _ := s.commandSet()
 	c, ok := set.Lookup(name)
 	s.record(sessionlog.TypeCommand, map[string]any{"name": name, "args": args, "known": ok})
 	if !ok {
@@ -295,7 +301,7 @@ func builtinCommands() []commands.Command {
 }
 
 func cmdHelp(ctx context.Context, s *Session, args string) commands.Intent {
-	set := s.agent.commands.Load(s.cwd)
+	set, _ := s.commandSet()
 	if name := strings.TrimPrefix(strings.TrimSpace(args), "/"); name != "" {
 		c, ok := set.Lookup(name)
 		if !ok {
@@ -474,6 +480,7 @@ func cmdDoctor(ctx context.Context, s *Session, _ string) commands.Intent {
 	for _, w := range set.Warnings {
 		bad("commands: %s", w)
 	}
+	lines = append(lines, s.mcpDoctor()...)
 	if s.agent.cfg.Doctor != nil {
 		lines = append(lines, s.agent.cfg.Doctor(s.cwd)...)
 	}

@@ -62,7 +62,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	var history []llm.Message
 	child := &runner{
 		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, transcript: tw,
-		tools: s.toolsFor(depth), system: system, stopEvent: hooks.SubagentStop,
+		toolsNow: func() []tools.Tool { return s.toolsFor(depth) }, system: system, stopEvent: hooks.SubagentStop,
 		emitText: func(ctx context.Context, t string) {
 			mu.Lock()
 			progress.WriteString(t)

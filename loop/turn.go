@@ -37,6 +37,7 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 	// The editor shows what the user typed; the log keeps it for load.
 	s.record(sessionlog.TypeUserPrompt, map[string]any{"turnId": turnID, "content": blocks})
 	defer s.refreshCommands(ctx)
+	s.reportMCPFailures(ctx, true)
 
 	var opts turnOptions
 	if name, args, ok := commandIn(blocks); ok {
@@ -179,6 +180,9 @@ type runner struct {
 	transcript  *transcript.Writer
 	// model overrides the session's model for this runner ("" keeps it).
 	model string
+	// toolsNow re-reads the tool list before each model request (MCP
+	// servers may change theirs); nil keeps tools.
+	toolsNow func() []tools.Tool
 	// onToolUpdate lets a subagent mirror its activity on the parent's call.
 	lastText string
 	// stopped is set when a hook's StopTurn asked to end the turn, with
@@ -190,7 +194,8 @@ type runner struct {
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
 	system := s.systemPrompt(firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt))
 	return &runner{
-		s: s, turnID: turnID, history: &s.history, log: s.log, transcript: s.transcript, tools: filterTools(s.toolsFor(0), opts), system: system, model: opts.model,
+		s: s, turnID: turnID, history: &s.history, log: s.log, transcript: s.transcript, system: system, model: opts.model,
+		toolsNow: func() []tools.Tool { return filterTools(s.toolsFor(0), opts) },
 		emitText: func(ctx context.Context, t string) {
 			s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t)})
 		},
@@ -230,7 +235,7 @@ func (s *Session) toolsFor(depth int) []tools.Tool {
 		}
 		out = append(out, t)
 	}
-	return out
+	return append(out, s.mcpTools()...)
 }
 
 func (r *runner) record(typ string, data any) {
@@ -406,6 +411,9 @@ func (r *runner) iterate(ctx context.Context, step int) (resp *llm.Response, rea
 // turn before the request was sent.
 func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	s := r.s
+	if r.toolsNow != nil {
+		r.tools = r.toolsNow()
+	}
 	s.mu.Lock()
 	model := firstNonEmpty(r.model, s.model)
 	msgs := mergeAdjacent(*r.history)

@@ -1,0 +1,54 @@
+// Package mcp connects a cordis session to the MCP (Model Context
+// Protocol) servers the editor passes in session/new or session/load, and
+// makes their tools and prompts part of the session: tools as
+// mcp__<server>__<tool> (a tools.Tool that goes through the same seams,
+// permissions and hooks as the built-in ones), prompts as the slash
+// commands /mcp__<server>__<prompt>. The protocol is spoken by the official
+// Go SDK (github.com/modelcontextprotocol/go-sdk) as a client.
+//
+//	m := mcp.Start(ctx, []mcp.Spec{
+//		{Name: "github", Command: "github-mcp", Env: []string{"TOKEN=..."}, Dir: cwd},
+//		{Name: "docs", Type: "http", URL: "https://example.com/mcp", Headers: hs},
+//	}, mcp.Options{})
+//	defer m.Close()                   // every stdio server's process group is gone after it
+//	all := m.Tools(ctx)               // before each model request
+//	for _, f := range m.Failures() {} // servers that did not start, once
+//	gen, cmds := m.Commands(ctx)      // prompt commands; re-advertise when gen changes
+//
+// Transports: stdio servers run as owned process groups (package proc):
+// the environment is a small allowlist of the agent's (PATH, HOME, ...)
+// plus the editor's entries, stdout is the protocol, stderr is captured
+// for error messages, and Close ends stdin, waits StopGrace, then signals
+// and kills the group. http (streamable HTTP) and sse servers get the
+// editor's headers on every request. cordis asks for protocol revision
+// 2025-11-25 and takes what the server negotiates.
+//
+// Failures never break the session. A server that cannot be started or
+// does not finish the handshake (and the first tools/list and prompts/list)
+// within HandshakeTimeout is reported by Failures and Status and offers no
+// tools; the others work. A call that gets no answer within CallTimeout is
+// abandoned (the server is told it was cancelled) and returns an error
+// result, as does a call cancelled by the turn. A server that exits
+// mid-session turns its calls into error results that say how it ended.
+//
+// Names: server and tool names are normalized to [A-Za-z0-9_-]; a name
+// longer than 64 bytes, or one that two tools would share, is cut and given
+// a suffix hashed from the server and the tool's own name, so the names do
+// not depend on the order the servers answer in. Schemas are passed through
+// (a missing type becomes object). readOnlyHint makes a tool read-only
+// (no question in the default mode, allowed in plan mode).
+//
+// list_changed: a notifications/tools/list_changed (or prompts/...) marks
+// the server's list stale; the next Tools (or Commands) re-lists it. For
+// stdio and sse the mark is set on the connection's read path, so a
+// notification a server sends before a call's result is honoured by the
+// Tools call that follows that result (the model request after the tool
+// call).
+//
+// Concurrency: a Manager is safe for concurrent use. Start returns once
+// every server has connected or failed; Tools, Commands and Status may be
+// called from any goroutine while calls run; Close waits for every server
+// to stop, makes calls in progress fail, and may be called more than once.
+// A nil *Manager is valid and has no servers. Tools and commands are values
+// bound to their server; they stay valid (returning errors) after Close.
+package mcp

@@ -1,0 +1,243 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+// Tool is an MCP server's tool as a cordis tool. It goes through the same
+// seams, permissions and hooks as the built-in tools.
+type Tool struct {
+	s      *server
+	name   string
+	remote *sdk.Tool
+	schema json.RawMessage
+}
+
+var _ tools.Tool = (*Tool)(nil)
+
+func newTool(s *server, name string, remote *sdk.Tool) *Tool {
+	return &Tool{s: s, name: name, remote: remote, schema: inputSchema(remote.InputSchema)}
+}
+
+// inputSchema passes the server's schema through; the APIs need an object
+// schema, so a missing one becomes the empty object schema and a missing
+// type is set to object.
+func inputSchema(v any) json.RawMessage {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if raw, isRaw := v.(json.RawMessage); isRaw && json.Unmarshal(raw, &m) == nil && m != nil {
+			ok = true
+		}
+	}
+	if !ok {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	if _, has := m["type"]; !has {
+		m = maps(m)
+		m["type"] = "object"
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return b
+}
+
+func maps(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Name is mcp__<server>__<tool>, normalized, unique and at most 64 bytes.
+func (t *Tool) Name() string { return t.name }
+
+// Server is the name of the server as the editor configured it.
+func (t *Tool) Server() string { return t.s.spec.Name }
+
+// RemoteName is the tool's name on its server.
+func (t *Tool) RemoteName() string { return t.remote.Name }
+
+func (t *Tool) Description() string {
+	if d := strings.TrimSpace(t.remote.Description); d != "" {
+		return d
+	}
+	return fmt.Sprintf("%s (a tool of the MCP server %s)", t.title(), t.s.spec.Name)
+}
+
+func (t *Tool) Schema() json.RawMessage { return t.schema }
+
+// ReadOnly follows the tool's readOnlyHint: such tools run without asking
+// in the default mode and are allowed in plan mode. Annotations come from
+// the server the user configured in the editor; cordis takes them as given.
+func (t *Tool) ReadOnly() bool {
+	return t.remote.Annotations != nil && t.remote.Annotations.ReadOnlyHint
+}
+
+// Kind is read for read-only tools (fetch when they also reach an open
+// world) and other for the rest.
+func (t *Tool) Kind() tools.Kind {
+	a := t.remote.Annotations
+	switch {
+	case a == nil || !a.ReadOnlyHint:
+		return tools.KindOther
+	case a.OpenWorldHint != nil && *a.OpenWorldHint:
+		return tools.KindFetch
+	}
+	return tools.KindRead
+}
+
+func (t *Tool) title() string {
+	switch {
+	case t.remote.Title != "":
+		return t.remote.Title
+	case t.remote.Annotations != nil && t.remote.Annotations.Title != "":
+		return t.remote.Annotations.Title
+	}
+	return t.remote.Name
+}
+
+// Describe titles the call "<server>: <tool title> (k=v, ...)".
+func (t *Tool) Describe(_ *tools.Env, input json.RawMessage) tools.Description {
+	title := t.s.spec.Name + ": " + t.title()
+	if sum := argSummary(input, 80); sum != "" {
+		title += " (" + sum + ")"
+	}
+	if t.remote.Annotations != nil && !t.remote.Annotations.ReadOnlyHint &&
+		t.remote.Annotations.DestructiveHint != nil && *t.remote.Annotations.DestructiveHint {
+		title += " [destructive]"
+	}
+	return tools.Description{Title: title}
+}
+
+// argSummary lists the top-level arguments in key order, values as JSON,
+// cut to about n characters.
+func argSummary(input json.RawMessage, n int) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil || len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v := string(m[k])
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:40]) + "…"
+		}
+		b.WriteString(k + "=" + v)
+		if b.Len() > n {
+			return string([]rune(b.String())[:n]) + "…"
+		}
+	}
+	return b.String()
+}
+
+// Run calls the tool on its server, with the call timeout; cancelling ctx
+// cancels the call on the server. Failures are error results.
+func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) tools.Result {
+	s := t.s
+	cs, err := s.session()
+	if err != nil {
+		return tools.Errorf("The MCP server %q is not running: %v. Its tools are unavailable for the rest of this session.", s.spec.Name, err)
+	}
+	args := input
+	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	timeout := s.m.opts.CallTimeout
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.remote.Name, Arguments: args})
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return tools.Errorf("The call to %s was cancelled.", t.name)
+		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			return tools.Errorf("The MCP server %q did not answer %s within %s; the call was abandoned.", s.spec.Name, t.remote.Name, timeout)
+		}
+		if gone := s.brokenConnection(err); gone != nil {
+			return tools.Errorf("The MCP server %q %v while running %s. Its tools are unavailable for the rest of this session.", s.spec.Name, gone, t.remote.Name)
+		}
+		return tools.Errorf("The MCP server %q failed to run %s: %v", s.spec.Name, t.remote.Name, err)
+	}
+	return resultOf(res)
+}
+
+// resultOf converts a tools/call result: text content joined, other
+// content summarized, structured content as JSON when there is no text.
+func resultOf(res *sdk.CallToolResult) tools.Result {
+	var parts []string
+	hasText := false
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			parts = append(parts, c.Text)
+			hasText = true
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+		case *sdk.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, labelled(c.Title, c.Name)))
+		case *sdk.EmbeddedResource:
+			parts = append(parts, embedded(c.Resource))
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	if !hasText && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			parts = append([]string{string(b)}, parts...)
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if text == "" {
+		text = "(the tool returned no content)"
+	}
+	return tools.Result{Text: text, IsError: res.IsError}
+}
+
+func embedded(r *sdk.ResourceContents) string {
+	if r == nil {
+		return "[resource]"
+	}
+	if r.Text != "" {
+		return fmt.Sprintf("[resource: %s]\n%s", r.URI, r.Text)
+	}
+	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), len(r.Blob))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown type"
+	}
+	return s
+}
+
+func labelled(title, name string) string {
+	for _, s := range []string{title, name} {
+		if s != "" {
+			return " (" + s + ")"
+		}
+	}
+	return ""
+}
