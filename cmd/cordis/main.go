@@ -16,6 +16,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop"
+	subproc "github.com/cordis-agent/cordis/loop/tools/proc"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); a
@@ -134,7 +135,11 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	return acp.Serve(ctx, stdin, stdout, loop.New(*cfg), acp.Options{Logger: logger})
+	err = acp.Serve(ctx, stdin, stdout, loop.New(*cfg), acp.Options{Logger: logger})
+	// Whatever a command left behind outside its process group dies with
+	// the agent (each command's own leftovers are already gone).
+	subproc.ReapOrphans()
+	return err
 }
 
 func openLogger(f *flags, stderr io.Writer) (*slog.Logger, func(), error) {

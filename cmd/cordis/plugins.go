@@ -19,6 +19,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop/llm/openai"
 	"github.com/cordis-agent/cordis/loop/llm/replay"
+	subproc "github.com/cordis-agent/cordis/loop/tools/proc"
 )
 
 // defaultConfig runs when no config file is found: the Anthropic provider
@@ -37,6 +38,7 @@ type agentConfig struct {
 	ContextWindow    int      `yaml:"contextWindow,omitempty" json:"contextWindow,omitempty" jsonschema:"minimum=1,description=Context window in tokens reported in usage updates (default 200000)"`
 	SystemPrompt     string   `yaml:"systemPrompt,omitempty" json:"systemPrompt,omitempty" jsonschema:"description=Replaces the built-in base system prompt"`
 	ExtraDirectories []string `yaml:"extraDirectories,omitempty" json:"extraDirectories,omitempty" jsonschema:"description=Absolute directories tools may use besides the session's working directory"`
+	ExposeEnv        []string `yaml:"exposeEnv,omitempty" json:"exposeEnv,omitempty" jsonschema:"description=Provider key variables to pass to hooks and commands after all (by default API keys never reach subprocesses)"`
 }
 
 // newRegistry lists every plugin compiled into cordis.
@@ -82,6 +84,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe}
 	var providers []string
+	var exposed []string
 	builtinEntries := 0
 	// doctors add lines to /doctor: config files, hook files, trust.
 	doctors := []func(cwd string) []string{func(string) []string { return configReport(cfg) }}
@@ -108,11 +111,13 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 				}
 			}
 			out.ExtraDirectories = c.ExtraDirectories
+			exposed = c.ExposeEnv
 		case *anthropic.Config:
 			prov, err := anthropic.New(*c, anthropic.WithLogger(logger))
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
+			subproc.HideEnv(firstNonEmpty(c.APIKeyEnv, anthropic.DefaultAPIKeyEnv))
 			out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
 			out.ThinkingBudget = c.ThinkingBudget
 			providers = append(providers, p.ID)
@@ -128,6 +133,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
+			subproc.HideEnv(firstNonEmpty(c.APIKeyEnv, "OPENAI_API_KEY"))
 			out.Provider, out.Model, out.MaxTokens = prov, c.Model, c.MaxTokens
 			providers = append(providers, p.ID)
 		case *builtin.Config:
@@ -161,6 +167,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			return nil, err
 		}
 	}
+	subproc.ExposeEnv(exposed...)
 	switch len(providers) {
 	case 0:
 		return nil, fmt.Errorf("no model provider enabled: add an llm/anthropic or llm/openai entry to the config")

@@ -142,7 +142,7 @@ func Run(ctx context.Context, c Command) Result {
 	start := time.Now()
 	base := c.BaseEnv
 	if base == nil {
-		base = os.Environ()
+		base = proc.Environ()
 	}
 	stdin := c.Stdin
 	if stdin == nil {

@@ -25,7 +25,8 @@ type Cmd struct {
 	Args []string
 	// Dir is the working directory ("" is the caller's).
 	Dir string
-	// Env is the environment; nil inherits the caller's.
+	// Env is the environment; nil inherits the caller's. Either way the
+	// variables hidden by HideEnv (the providers' API keys) are removed.
 	Env []string
 	// Stdin is written to the command's standard input, which is then
 	// closed. nil connects standard input to /dev/null.
@@ -94,7 +95,11 @@ func Run(ctx context.Context, c Cmd) Result {
 
 	cmd := exec.CommandContext(runCtx, c.Path, c.Args...)
 	cmd.Dir = c.Dir
-	cmd.Env = c.Env
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = filterEnv(env)
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
@@ -127,7 +132,7 @@ func Run(ctx context.Context, c Cmd) Result {
 		readers = append(readers, newPipeReader(errR, errBuf))
 	}
 
-	startErr := cmd.Start()
+	startErr := startOwned(cmd)
 	for _, w := range writers {
 		w.Close()
 	}
@@ -144,6 +149,7 @@ func Run(ctx context.Context, c Cmd) Result {
 
 	waitErr := cmd.Wait()
 	killGroup(pgid, grace)
+	release(pgid)
 	for _, r := range readers {
 		r.finish(grace)
 	}

@@ -49,7 +49,11 @@ func Start(c Cmd) (*Process, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Dir = c.Dir
-	cmd.Env = c.Env
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = filterEnv(env)
 	var canceled atomic.Bool
 	setGroup(cmd, &canceled)
 	cmd.WaitDelay = grace
@@ -72,7 +76,7 @@ func Start(c Cmd) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	startErr := cmd.Start()
+	startErr := startOwned(cmd)
 	closeAll(inR, outW, errW)
 	if startErr != nil {
 		cancel()
@@ -165,6 +169,7 @@ func (p *Process) Stop(wait time.Duration) {
 	p.cancel() // SIGTERM to the group; exec kills the leader after WaitDelay
 	<-p.done
 	killGroup(p.pgid, p.grace)
+	release(p.pgid)
 	p.errR.finish(p.grace)
 	p.stdout.Close()
 }

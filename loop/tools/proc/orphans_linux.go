@@ -1,0 +1,115 @@
+package proc
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// owned are the process groups this process started and has not killed
+// yet (pgid → count). A process re-parented to this subreaper whose group
+// is not owned was orphaned by one of them: a `setsid` daemon that escaped
+// its group when the group's leader died.
+var owned = struct {
+	sync.Mutex
+	groups map[int]int
+}{groups: map[int]int{}}
+
+// startOwned starts cmd (in its own group) and registers the group, under
+// the lock reapOrphans holds, so a new child is never taken for an orphan.
+func startOwned(cmd *exec.Cmd) error {
+	owned.Lock()
+	defer owned.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	owned.groups[cmd.Process.Pid]++
+	return nil
+}
+
+// release forgets a group once it is gone and kills what it orphaned.
+func release(pgid int) {
+	owned.Lock()
+	if owned.groups[pgid]--; owned.groups[pgid] <= 0 {
+		delete(owned.groups, pgid)
+	}
+	owned.Unlock()
+	ReapOrphans()
+}
+
+// ReapOrphans kills and reaps the processes re-parented to this process
+// that belong to no group it owns: what a command left behind outside its
+// process group (setsid). Nothing cordis starts outlives the command that
+// started it. It does nothing unless this process is a child subreaper.
+func ReapOrphans() {
+	if !subreaper() {
+		return
+	}
+	owned.Lock()
+	defer owned.Unlock()
+	self, selfGroup := os.Getpid(), syscall.Getpgrp()
+	// A killed orphan's own children are re-parented here in turn.
+	for range 8 {
+		found := false
+		for _, p := range children(self) {
+			if p.pgrp == selfGroup || owned.groups[p.pgrp] > 0 {
+				continue
+			}
+			found = true
+			if p.pgrp == p.pid {
+				_ = syscall.Kill(-p.pgrp, syscall.SIGKILL)
+			}
+			_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			for i := 0; i < 100; i++ {
+				if pid, _ := syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil); pid == p.pid {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+type procStat struct{ pid, pgrp int }
+
+// children lists the processes whose parent is ppid, from /proc.
+func children(ppid int) []procStat {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []procStat
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(data[i+1:])
+		if len(f) < 3 {
+			continue
+		}
+		parent, _ := strconv.Atoi(string(f[1]))
+		pgrp, _ := strconv.Atoi(string(f[2]))
+		if parent == ppid {
+			out = append(out, procStat{pid, pgrp})
+		}
+	}
+	return out
+}
