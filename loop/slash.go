@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,7 +236,10 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	if instructions != "" {
 		ask += "\n\nAdditional instructions: " + instructions
 	}
-	msgs := mergeAdjacent(append(append([]llm.Message(nil), history...), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(ask)}}))
+	// The history goes as plain text: a request that holds tool_use blocks
+	// but offers no tools is refused by some providers, and the summary
+	// needs what happened, not the wire shapes.
+	msgs := mergeAdjacent(append(flattenForSummary(history), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(ask)}}))
 	req := &llm.Request{Model: model, MaxTokens: s.agent.cfg.MaxTokens, System: []string{"You write precise summaries of coding sessions."}, Messages: msgs}
 	s.record(sessionlog.TypeModelRequest, map[string]any{"model": model, "messages": len(msgs), "purpose": "compaction"})
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(llm.Delta) {})
@@ -246,6 +250,13 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 		s.say(ctx, "Compaction failed, the conversation is unchanged: "+explainModelError(err))
 		return acp.StopEndTurn
 	}
+	// The summary call is billed like any other: it counts in /status,
+	// /budget and budget-check, and load rebuilds it from the log.
+	s.record(sessionlog.TypeModelResponse, map[string]any{"stopReason": resp.StopReason, "usage": resp.Usage, "model": resp.Model, "purpose": "compaction"})
+	s.mu.Lock()
+	s.addUsage(resp.Usage, firstNonEmpty(resp.Model, model))
+	totals := s.totals
+	s.mu.Unlock()
 	var summary strings.Builder
 	for _, b := range resp.Content {
 		if b.Type == llm.BlockText {
@@ -259,11 +270,52 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	}
 	s.mu.Lock()
 	s.history = []llm.Message{compactedMessage(text)}
+	// The context is now about the summary's size until the next response.
+	s.lastContextTokens = resp.Usage.OutputTokens
 	s.mu.Unlock()
+	up := acp.UsageUpdate{Used: int64(resp.Usage.OutputTokens), Size: int64(s.agent.cfg.ContextWindow)}
+	if totals.CostKnown {
+		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
+	}
+	s.notify(ctx, up)
 	s.record(TypeCompaction, map[string]any{"summary": text, "messagesBefore": len(history), "trigger": trigger, "instructions": instructions})
 	s.queueSessionStart(ctx, "compact")
 	s.say(ctx, fmt.Sprintf("Compacted the conversation: %d messages replaced by a summary of %d characters.", len(history), len(text)))
 	return acp.StopEndTurn
+}
+
+// flattenForSummary renders a history as text messages for the
+// compaction request: tool calls and results become short text, thinking
+// is dropped.
+func flattenForSummary(history []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(history))
+	for _, m := range history {
+		var b strings.Builder
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case llm.BlockText:
+				b.WriteString(bl.Text + "\n")
+			case llm.BlockToolUse:
+				fmt.Fprintf(&b, "[tool call %s: %s]\n", bl.Name, summarize(string(bl.Input), 1000))
+			case llm.BlockToolResult:
+				var res strings.Builder
+				for _, c := range bl.Content {
+					res.WriteString(c.Text)
+				}
+				label := "tool result"
+				if bl.IsError {
+					label = "tool error"
+				}
+				fmt.Fprintf(&b, "[%s: %s]\n", label, summarize(res.String(), 2000))
+			case llm.BlockImage:
+				b.WriteString("[an image]\n")
+			}
+		}
+		if text := strings.TrimSpace(b.String()); text != "" {
+			out = append(out, llm.Message{Role: m.Role, Content: []llm.Block{llm.Text(text)}})
+		}
+	}
+	return out
 }
 
 func compactedMessage(summary string) llm.Message {

@@ -23,11 +23,14 @@
 // starts `cordis acp --config cordis.snapshot.yml --state-dir state` from
 // the repository root with an environment holding nothing of the
 // developer's but PATH (no key, no proxy, a temporary HOME), and plays the
-// steps: initialize, newSession, prompt (with permission answers chosen by
-// option kind and an optional cancelWhen trigger), setMode,
-// setConfigOption, loadSession, restart. Every wait is for a durable event
-// (the answer to a request, a frame matching a trigger, process exit),
-// bounded but never a sleep. The editor answers fs/* from the disk and
+// steps: initialize, newSession and loadSession (with the editor's
+// mcpServers, where {{mcptestserver}} names the test MCP server of
+// loop/mcp/mcptest), prompt (with permission answers chosen by option
+// kind, an optional cancelWhen trigger, and an optional during: steps run
+// while the editor holds its answer to one of the turn's requests),
+// setMode, setConfigOption, restart. Every wait is for a durable event (the
+// answer to a request, a frame matching a trigger, process exit), bounded
+// but never a sleep. The editor answers fs/* from the disk and
 // terminal/* with real processes, as an editor would; a permission request
 // the manifest does not answer is refused and fails the run. Any stdout
 // line that is not a JSON-RPC frame fails the run.

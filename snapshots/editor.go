@@ -207,6 +207,13 @@ func (a *agentProc) handleLine(line []byte) {
 	} else {
 		trigger = nil
 	}
+	during, duringDone := p.during, p.duringDone
+	if during != nil && during.When.match(&msg) {
+		p.during = nil
+		p.duringFired = true
+	} else {
+		during = nil
+	}
 	obs := p.opts.Observer
 	p.mu.Unlock()
 	if obs != nil {
@@ -219,6 +226,11 @@ func (a *agentProc) handleLine(line []byte) {
 		a.notify("session/cancel", map[string]any{"sessionId": p.cancelSession})
 	}
 	switch {
+	case during != nil && msg.Method != "" && len(msg.ID) > 0:
+		go a.hold(msg, during, duringDone) // answered once the during steps ran
+	case during != nil:
+		p.problem("during.when matched a frame that is not a request of the agent, so nothing holds the turn: %s", truncate(string(line), 300))
+		close(duringDone)
 	case msg.Method == "terminal/wait_for_exit" && len(msg.ID) > 0:
 		go a.answer(msg) // blocks until the command exits or is killed
 	case msg.Method != "" && len(msg.ID) > 0:

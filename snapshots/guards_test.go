@@ -68,11 +68,21 @@ func TestObsoleteExpectedFileFails(t *testing.T) {
 func TestManifestIsStrict(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range map[string]string{
-		"unknown field":  "description: d\nrecording: authored\nsteps:\n  - initialize: {}\n  - prompt: {promt: hi}\n",
-		"two actions":    "description: d\nrecording: authored\nsteps:\n  - {initialize: {}, newSession: {}}\n",
-		"bad recording":  "description: d\nrecording: guessed\nsteps:\n  - initialize: {}\n",
-		"bad permission": "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, permissions: [yes]}\n",
-		"no session":     "description: d\nrecording: live\nsteps:\n  - prompt: {text: hi}\n",
+		"unknown field":        "description: d\nrecording: authored\nsteps:\n  - initialize: {}\n  - prompt: {promt: hi}\n",
+		"two actions":          "description: d\nrecording: authored\nsteps:\n  - {initialize: {}, newSession: {}}\n",
+		"bad recording":        "description: d\nrecording: guessed\nsteps:\n  - initialize: {}\n",
+		"bad permission":       "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, permissions: [yes]}\n",
+		"no session":           "description: d\nrecording: live\nsteps:\n  - prompt: {text: hi}\n",
+		"during without when":  "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {steps: [{prompt: {text: /status}}]}}\n",
+		"during without steps": "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}}}\n",
+		"during restart":       "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}, steps: [{restart: {}}]}}\n",
+		"during permissions":   "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}, steps: [{prompt: {text: go, permissions: [allow_once]}}]}}\n",
+		"mcp without command":  "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{name: x}]}\n",
+		"mcp without name":     "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{command: x}]}\n",
+		"mcp twice":            "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{name: x, command: a}, {name: x, command: b}]}\n",
+		"mcp http command":     "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{type: http, name: x, command: a}]}\n",
+		"mcp bad type":         "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{type: ws, name: x, url: u}]}\n",
+		"mcp load env typo":    "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - loadSession: {session: 1, mcpServers: [{name: x, command: a, env: [{key: A, value: b}]}]}\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yml")
 		os.WriteFile(path, []byte(body), 0o644)
@@ -80,6 +90,35 @@ func TestManifestIsStrict(t *testing.T) {
 			t.Errorf("%s: loaded", name)
 		}
 	}
+}
+
+// TestDuringMustHoldARequest: a during whose request never comes, or
+// that matches a notification (which cannot hold the turn), fails.
+func TestDuringMustHoldARequest(t *testing.T) {
+	for _, c := range []struct{ when, want string }{
+		{"{method: terminal/create}", "the turn ended before the agent sent a request matching during.when"},
+		{"{method: session/update, update: tool_call}", "during.when matched a frame that is not a request of the agent"},
+	} {
+		root, sc := copyScenario(t, "command-during-turn")
+		editFile(t, filepath.Join(sc.Dir, ManifestFile), "when: {method: session/request_permission}", "when: "+c.when)
+		sc, err := LoadScenario(root, sc.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantFailure(t, verify(sc, root), c.want)
+	}
+}
+
+// TestNetBitesOnMCPServer: the MCP scenario really talks to the server
+// the editor passes; another server name changes the tools cordis offers.
+func TestNetBitesOnMCPServer(t *testing.T) {
+	root, sc := copyScenario(t, "mcp-tool-call")
+	editFile(t, filepath.Join(sc.Dir, ManifestFile), "- name: notes", "- name: memo")
+	sc, err := LoadScenario(root, sc.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFailure(t, verify(sc, root), "the tool list of conversation 01-main differs from the expected sidecar", `+    "name": "mcp__memo__write_note"`)
 }
 
 func TestNonJSONStdoutFails(t *testing.T) {
@@ -218,6 +257,19 @@ func TestCordisReplayCommand(t *testing.T) {
 			"cordis: According to the subagent, notes.txt says the deploy key rotates on Fridays.",
 			"■ turn ended: end_turn",
 			"✔ matches snapshots/subagent/expected",
+		}},
+		{"command-during-turn", []string{
+			`? cordis asks permission for "Write todo.txt"`,
+			"▶ you: /status",
+			"▶ you: /clear",
+			"  cordis: /clear changes the conversation, so it cannot run while a turn is in progress.",
+			"? the editor answers: allow_once",
+			"✔ matches snapshots/command-during-turn/expected",
+		}},
+		{"mcp-tool-call", []string{
+			`◆ notes: write_note (note="The release moves to Thursday.") [destructive] [other]`,
+			"✓ notes: write_note",
+			"✔ matches snapshots/mcp-tool-call/expected",
 		}},
 		{"hook-cc-pretool-deny", []string{
 			`⚑ hook PreToolUse claude-hooks: {"permission":"deny","reason":"Network commands are not allowed in this repository."}`,

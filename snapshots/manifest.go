@@ -65,7 +65,33 @@ type Step struct {
 type InitializeStep struct{}
 
 // NewSessionStep sends session/new with the workspace as cwd.
-type NewSessionStep struct{}
+type NewSessionStep struct {
+	// MCPServers are passed as the request's mcpServers (default: none).
+	MCPServers []MCPServer `yaml:"mcpServers,omitempty"`
+}
+
+// MCPServer is one entry of mcpServers in session/new or session/load, in
+// ACP's shape: stdio {name, command, args, env}, or http/sse {type, name,
+// url, headers}. Command, args, env values, url and header values may use
+// the run's placeholders: {{mcptestserver}} (the test MCP server of
+// loop/mcp/mcptest, built next to cordis), {{cwd}}, {{home}}, {{tmp}},
+// {{repo}}, ...
+type MCPServer struct {
+	// Type is "" (stdio), "http" or "sse".
+	Type    string      `yaml:"type,omitempty"`
+	Name    string      `yaml:"name"`
+	Command string      `yaml:"command,omitempty"`
+	Args    []string    `yaml:"args,omitempty"`
+	Env     []NameValue `yaml:"env,omitempty"`
+	URL     string      `yaml:"url,omitempty"`
+	Headers []NameValue `yaml:"headers,omitempty"`
+}
+
+// NameValue is an environment variable or an HTTP header.
+type NameValue struct {
+	Name  string `yaml:"name"`
+	Value string `yaml:"value"`
+}
 
 // PromptStep sends session/prompt and waits for its answer.
 type PromptStep struct {
@@ -80,6 +106,22 @@ type PromptStep struct {
 	// CancelWhen sends session/cancel as soon as a frame matching it
 	// arrives from the agent.
 	CancelWhen *FrameMatch `yaml:"cancelWhen,omitempty"`
+	// During runs more steps while this turn is in progress: when a
+	// request of the agent matching During.When arrives, the editor holds
+	// its answer, runs During.Steps, then answers it. The turn cannot
+	// move on meanwhile, so what the steps see does not race with it.
+	During *DuringSpec `yaml:"during,omitempty"`
+}
+
+// DuringSpec is what the editor does while a turn waits for its answer.
+type DuringSpec struct {
+	// When matches the agent's request whose answer is held (a
+	// session/request_permission, fs/read_text_file, ...); a notification
+	// cannot hold a turn, so matching one fails the scenario.
+	When FrameMatch `yaml:"when"`
+	// Steps are prompt (text and session only), setMode and
+	// setConfigOption steps, run in order; each waits for its answer.
+	Steps []Step `yaml:"steps"`
 }
 
 // FrameMatch matches a frame from the agent; every set field must match.
@@ -109,6 +151,8 @@ type SetConfigOptionStep struct {
 // LoadSessionStep sends session/load for an earlier session.
 type LoadSessionStep struct {
 	Session int `yaml:"session"`
+	// MCPServers are passed as the request's mcpServers (default: none).
+	MCPServers []MCPServer `yaml:"mcpServers,omitempty"`
 }
 
 // RestartStep ends the agent process (closing stdin, or SIGKILL with
@@ -140,6 +184,17 @@ func LoadManifest(path string) (*Manifest, error) {
 	return &m, nil
 }
 
+// actions counts the actions set in a step (one is valid).
+func (s Step) actions() int {
+	n := 0
+	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.Restart != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
 func (m *Manifest) check() error {
 	if strings.TrimSpace(m.Description) == "" {
 		return errors.New("description is required")
@@ -157,18 +212,15 @@ func (m *Manifest) check() error {
 	}
 	sessions := 0
 	for i, s := range m.Steps {
-		n := 0
-		for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.Restart != nil} {
-			if set {
-				n++
-			}
-		}
-		if n != 1 {
+		if n := s.actions(); n != 1 {
 			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, restart), got %d", i+1, n)
 		}
 		switch {
 		case s.NewSession != nil:
 			sessions++
+			if err := checkMCPServers(i, s.NewSession.MCPServers); err != nil {
+				return err
+			}
 		case s.Prompt != nil:
 			if s.Prompt.Text == "" {
 				return fmt.Errorf("step %d: prompt.text is required", i+1)
@@ -182,6 +234,9 @@ func (m *Manifest) check() error {
 				return fmt.Errorf("step %d: cancelWhen needs method, update or status", i+1)
 			}
 			if err := checkSession(i, s.Prompt.Session, sessions); err != nil {
+				return err
+			}
+			if err := checkDuring(i, s.Prompt.During, sessions); err != nil {
 				return err
 			}
 		case s.SetMode != nil:
@@ -205,6 +260,88 @@ func (m *Manifest) check() error {
 			if err := checkSession(i, s.LoadSession.Session, sessions); err != nil {
 				return err
 			}
+			if err := checkMCPServers(i, s.LoadSession.MCPServers); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkDuring checks a prompt's during: a request to hold and steps that
+// cannot disturb the held turn's own bookkeeping (its permission answers,
+// its cancel trigger) or the agent process.
+func checkDuring(step int, d *DuringSpec, sessions int) error {
+	if d == nil {
+		return nil
+	}
+	if d.When == (FrameMatch{}) {
+		return fmt.Errorf("step %d: during.when needs method, update or status", step+1)
+	}
+	if len(d.Steps) == 0 {
+		return fmt.Errorf("step %d: during.steps is empty", step+1)
+	}
+	for j, s := range d.Steps {
+		where := fmt.Sprintf("step %d: during step %d", step+1, j+1)
+		if s.actions() != 1 {
+			return fmt.Errorf("%s: want exactly one action (prompt, setMode, setConfigOption), got %d", where, s.actions())
+		}
+		switch {
+		case s.Prompt != nil:
+			p := s.Prompt
+			if p.Text == "" {
+				return fmt.Errorf("%s: prompt.text is required", where)
+			}
+			if len(p.Permissions) > 0 || p.CancelWhen != nil || p.During != nil {
+				return fmt.Errorf("%s: a prompt run during a turn takes only text and session (its permissions, cancelWhen and during would mix with the held turn's)", where)
+			}
+			if err := checkSession(step, p.Session, sessions); err != nil {
+				return err
+			}
+		case s.SetMode != nil:
+			if s.SetMode.Mode == "" {
+				return fmt.Errorf("%s: setMode.mode is required", where)
+			}
+			if err := checkSession(step, s.SetMode.Session, sessions); err != nil {
+				return err
+			}
+		case s.SetConfigOption != nil:
+			if s.SetConfigOption.ConfigID == "" {
+				return fmt.Errorf("%s: setConfigOption.configId is required", where)
+			}
+			if err := checkSession(step, s.SetConfigOption.Session, sessions); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: only prompt, setMode and setConfigOption may run during a turn", where)
+		}
+	}
+	return nil
+}
+
+// checkMCPServers checks the shape of mcpServers entries.
+func checkMCPServers(step int, servers []MCPServer) error {
+	names := map[string]bool{}
+	for j, sv := range servers {
+		where := fmt.Sprintf("step %d: mcpServers[%d]", step+1, j)
+		if sv.Name == "" {
+			return fmt.Errorf("%s: name is required", where)
+		}
+		if names[sv.Name] {
+			return fmt.Errorf("%s: name %q is used twice", where, sv.Name)
+		}
+		names[sv.Name] = true
+		switch sv.Type {
+		case "":
+			if sv.Command == "" || sv.URL != "" || len(sv.Headers) > 0 {
+				return fmt.Errorf("%s: a stdio server has command (and args, env), not url or headers", where)
+			}
+		case "http", "sse":
+			if sv.URL == "" || sv.Command != "" || len(sv.Args) > 0 || len(sv.Env) > 0 {
+				return fmt.Errorf("%s: an %s server has url (and headers), not command, args or env", where, sv.Type)
+			}
+		default:
+			return fmt.Errorf("%s: type must be empty (stdio), http or sse, got %q", where, sv.Type)
 		}
 	}
 	return nil

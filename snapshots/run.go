@@ -84,6 +84,10 @@ type Options struct {
 	Keep bool
 	// Observer, when set, sees every frame as it passes.
 	Observer Observer
+	// MCPTestServer is the built test MCP server (package MCPTestServerPkg)
+	// that {{mcptestserver}} in a manifest's mcpServers stands for. When
+	// empty, one next to Binary is used, or else it is built for the run.
+	MCPTestServer string
 }
 
 // Result is everything one run produced, before normalization.
@@ -131,6 +135,7 @@ type player struct {
 	dirs       runDirs
 	configPath string
 	env        []string
+	paths      *replay.PathReplacer // expands placeholders in mcpServers
 	terms      *terminals
 
 	mu            sync.Mutex
@@ -143,6 +148,12 @@ type player struct {
 	cancelWhen    *FrameMatch
 	cancelSession string
 	cancelFired   bool
+	// during is the armed during of the current prompt: the first
+	// request matching during.When is held while its steps run, then
+	// answered; duringDone is closed when that is over.
+	during      *DuringSpec
+	duringFired bool
+	duringDone  chan struct{}
 
 	omu        sync.Mutex       // serializes Observer calls
 	logOffsets map[string]int64 // log file -> bytes already observed (omu)
@@ -232,6 +243,12 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 	if err := copyTree(filepath.Join(sc.Dir, "home"), d.home); err != nil {
 		return nil, fmt.Errorf("copying home: %w", err)
 	}
+	mcpServer := ""
+	if sc.Manifest.usesMCPTestServer() {
+		if mcpServer, err = findMCPTestServer(opts, d.root); err != nil {
+			return nil, err
+		}
+	}
 	paths := []replay.PathVar{
 		{Placeholder: "{{cwd}}", Path: d.workspace},
 		{Placeholder: "{{state}}", Path: d.state},
@@ -242,6 +259,7 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 		{Placeholder: "{{scenario}}", Path: sc.Dir},
 		{Placeholder: "{{fixture}}", Path: sc.Fixture},
 		{Placeholder: "{{repo}}", Path: opts.Repo},
+		{Placeholder: MCPTestServerPlaceholder, Path: mcpServer},
 	}
 	run := replay.Run{Mode: opts.Mode, Paths: paths}
 	if opts.CheckSidecars {
@@ -254,6 +272,7 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 	if sc.Manifest.Config != "" {
 		p.configPath = filepath.Join(sc.Dir, sc.Manifest.Config)
 	}
+	p.paths = replay.NewPathReplacer(paths)
 	p.env = agentEnv(sc, opts, d)
 	p.terms = &terminals{env: p.env}
 
@@ -376,7 +395,7 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		})
 		return err
 	case st.NewSession != nil:
-		raw, err := a.call("session/new", map[string]any{"cwd": p.dirs.workspace, "mcpServers": []any{}})
+		raw, err := a.call("session/new", map[string]any{"cwd": p.dirs.workspace, "mcpServers": p.mcpServers(st.NewSession.MCPServers)})
 		if err != nil {
 			return err
 		}
@@ -396,20 +415,30 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		if err != nil {
 			return err
 		}
+		done := make(chan struct{})
 		p.mu.Lock()
 		p.permissions = append([]string(nil), st.Prompt.Permissions...)
 		p.cancelWhen, p.cancelSession, p.cancelFired = st.Prompt.CancelWhen, sid, false
+		p.during, p.duringFired, p.duringDone = st.Prompt.During, false, done
 		p.mu.Unlock()
 		_, err = a.call("session/prompt", map[string]any{
 			"sessionId": sid,
 			"prompt":    []any{map[string]string{"type": "text", "text": st.Prompt.Text}},
 		})
 		p.mu.Lock()
-		left, fired := p.permissions, p.cancelFired
-		p.permissions, p.cancelWhen = nil, nil
+		left, fired, held := p.permissions, p.cancelFired, p.duringFired
+		p.permissions, p.cancelWhen, p.during = nil, nil, nil
 		p.mu.Unlock()
+		if held {
+			// The turn may end before the held steps do (when one of them
+			// cancels it); the next step starts after them.
+			<-done
+		}
 		if err != nil {
 			return err
+		}
+		if st.Prompt.During != nil && !held {
+			return fmt.Errorf("the turn ended before the agent sent a request matching during.when %+v", st.Prompt.During.When)
 		}
 		if len(left) > 0 {
 			return fmt.Errorf("the turn ended with permission answers left unused: %s", strings.Join(left, ", "))
@@ -437,7 +466,7 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		if err != nil {
 			return err
 		}
-		if _, err := a.call("session/load", map[string]any{"sessionId": sid, "cwd": p.dirs.workspace, "mcpServers": []any{}}); err != nil {
+		if _, err := a.call("session/load", map[string]any{"sessionId": sid, "cwd": p.dirs.workspace, "mcpServers": p.mcpServers(st.LoadSession.MCPServers)}); err != nil {
 			return err
 		}
 		p.mu.Lock()
@@ -454,6 +483,62 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		return nil
 	}
 	return errors.New("empty step")
+}
+
+// duringStep runs one step of a prompt's during, while the held turn
+// waits for the editor.
+func (p *player) duringStep(a *agentProc, st Step) error {
+	if st.Prompt == nil {
+		return p.step(&a, st, ClientSpec{})
+	}
+	sid, err := p.sessionAt(st.Prompt.Session)
+	if err != nil {
+		return err
+	}
+	_, err = a.call("session/prompt", map[string]any{
+		"sessionId": sid,
+		"prompt":    []any{map[string]string{"type": "text", "text": st.Prompt.Text}},
+	})
+	return err
+}
+
+// hold runs the steps of d while msg, a request of the agent, waits for
+// its answer; then it answers msg and closes done.
+func (a *agentProc) hold(msg rpcMessage, d *DuringSpec, done chan struct{}) {
+	defer close(done)
+	defer a.answer(msg)
+	for i, st := range d.Steps {
+		if err := a.p.duringStep(a, st); err != nil {
+			a.p.problem("during step %d (holding %s): %v", i+1, msg.Method, err)
+			return
+		}
+	}
+}
+
+// mcpServers is the mcpServers parameter of session/new or session/load,
+// with the run's placeholders expanded.
+func (p *player) mcpServers(servers []MCPServer) []any {
+	out := []any{}
+	x := p.paths.Expand
+	pairs := func(list []NameValue) []any {
+		out := []any{}
+		for _, nv := range list {
+			out = append(out, map[string]string{"name": nv.Name, "value": x(nv.Value)})
+		}
+		return out
+	}
+	for _, sv := range servers {
+		if sv.Type == "" {
+			args := []string{}
+			for _, a := range sv.Args {
+				args = append(args, x(a))
+			}
+			out = append(out, map[string]any{"name": sv.Name, "command": x(sv.Command), "args": args, "env": pairs(sv.Env)})
+			continue
+		}
+		out = append(out, map[string]any{"type": sv.Type, "name": sv.Name, "url": x(sv.URL), "headers": pairs(sv.Headers)})
+	}
+	return out
 }
 
 // permission answers session/request_permission from the turn's queue.

@@ -24,8 +24,9 @@ var (
 )
 
 var (
-	binary string // cordis, built once
-	repo   string // the repository root
+	binary    string // cordis, built once
+	mcpServer string // the test MCP server, built once next to it
+	repo      string // the repository root
 )
 
 func TestMain(m *testing.M) {
@@ -60,6 +61,10 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building cordis:", err)
+		os.Exit(1)
+	}
+	if mcpServer, err = BuildMCPTestServer(repo, dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -118,7 +123,7 @@ func TestSnapshots(t *testing.T) {
 func replayTwice(sc *Scenario, repo string, checkSidecars bool) (Outputs, []string) {
 	var outs [2]Outputs
 	for i := range outs {
-		opts := Options{Binary: binary, Repo: repo, CheckSidecars: checkSidecars, Keep: *keep, Env: raceEnv()}
+		opts := Options{Binary: binary, MCPTestServer: mcpServer, Repo: repo, CheckSidecars: checkSidecars, Keep: *keep, Env: raceEnv()}
 		res, err := Run(sc, opts)
 		if err != nil {
 			return nil, []string{err.Error()}
@@ -217,7 +222,7 @@ func recordScenario(t *testing.T, sc *Scenario, authored bool) {
 			env = append(env, "ANTHROPIC_BASE_URL="+base)
 		}
 	}
-	if err := RecordFixture(sc, Options{Binary: binary, Repo: repo, Env: append(env, raceEnv()...), Keep: *keep}); err != nil {
+	if err := RecordFixture(sc, Options{Binary: binary, MCPTestServer: mcpServer, Repo: repo, Env: append(env, raceEnv()...), Keep: *keep}); err != nil {
 		t.Fatal(err)
 	}
 	if !authored && sc.Manifest.Recording == "authored" {

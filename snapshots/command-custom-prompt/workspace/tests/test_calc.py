@@ -1,0 +1,5 @@
+from src.calc import ratio
+
+
+def test_ratio():
+    assert ratio(1, 4) == 0.25
