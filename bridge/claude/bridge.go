@@ -7,13 +7,18 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
+	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
+
+// Dialect is the trust store's name for Claude Code hooks.
+const Dialect = "claude"
 
 // Default timeouts (reference §4.3).
 const (
@@ -44,10 +49,14 @@ type Options struct {
 	// Grace is the delay between SIGTERM and SIGKILL of a command's
 	// process group (0: hookproc.DefaultGrace).
 	Grace time.Duration
+	// Trust records which project hooks the user trusted (cmd/cordis
+	// passes trust.Open(stateDir)). Without it no hook of a project file
+	// found by discovery runs (each is reported as untrusted).
+	Trust *trust.Store
 }
 
 // Bridge runs Claude Code hook commands on cordis's seams. One Bridge is
-// shared by every session; Run, Applies and Problems are safe for
+// shared by every session; Run, Applies, Problems and Doctor are safe for
 // concurrent use.
 type Bridge struct {
 	path  string
@@ -58,6 +67,9 @@ type Bridge struct {
 	grace time.Duration
 	log   *slog.Logger
 	files *loader
+	trust *trust.Store
+	// notices remembers the untrusted hooks each session was shown.
+	notices trust.Notices
 }
 
 // New returns a bridge for cfg. A relative cfg.Path is taken as is (the
@@ -71,6 +83,7 @@ func New(cfg Config, opts Options) *Bridge {
 		limit: opts.OutputLimit,
 		grace: opts.Grace,
 		log:   opts.Logger,
+		trust: opts.Trust,
 	}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
@@ -93,7 +106,7 @@ func Events() []hooks.Event { return append([]hooks.Event(nil), supportedEvents.
 // bridge then changes nothing at all.
 func (b *Bridge) Register(r hooks.Registrar) {
 	if b.path != "" {
-		b.files.load(b.path) // logs a missing or malformed file once
+		b.files.load(source{path: b.path}) // logs a missing or malformed file once
 		if _, err := os.Stat(b.path); err != nil {
 			return
 		}
@@ -107,9 +120,96 @@ func (b *Bridge) Register(r hooks.Registrar) {
 func (b *Bridge) Hook(ev hooks.Event) hooks.Hook { return &eventHook{b: b, ev: ev} }
 
 // Problems lists what is wrong with the hook files seen so far (malformed
-// JSON, bad matchers, unknown events or hook types), for a doctor command.
-// Missing files are not problems.
-func (b *Bridge) Problems() []string { return b.files.problems() }
+// JSON, bad matchers, unknown events or hook types) and the project hooks
+// it skips because they are not trusted, by file. Missing files are not
+// problems.
+func (b *Bridge) Problems() []string {
+	var out []string
+	for _, st := range b.files.seen() {
+		out = append(out, b.fileProblems(st)...)
+	}
+	return out
+}
+
+// fileProblems are a loaded file's problems and, for a project file, its
+// untrusted hooks.
+func (b *Bridge) fileProblems(st fileState) []string {
+	switch {
+	case st.err != nil:
+		return []string{st.err.Error()}
+	case st.set == nil:
+		return nil
+	}
+	out := slices.Clone(st.set.problems)
+	if st.project {
+		for _, h := range st.set.all {
+			if skip, skipped := b.trust.Skipped(h); skipped {
+				out = append(out, skip.Problem())
+			}
+		}
+	}
+	return out
+}
+
+// Doctor checks the Claude hook files in effect for a session in cwd, for
+// the /doctor command: one "✓" line per file that loads cleanly, one "✗"
+// line per problem or skipped (untrusted) project hook. Missing files are
+// not mentioned.
+func (b *Bridge) Doctor(cwd string) []string {
+	var out []string
+	for _, src := range sources(b.path, b.home, cwd) {
+		st := b.files.loadState(src)
+		if !st.exists {
+			continue
+		}
+		problems := b.fileProblems(st)
+		if len(problems) == 0 {
+			n := 0
+			if st.set != nil {
+				n = len(st.set.all)
+			}
+			out = append(out, fmt.Sprintf("✓ Claude hooks %s (%d hooks)", src.path, n))
+		}
+		for _, p := range problems {
+			out = append(out, "✗ Claude hooks "+p)
+		}
+	}
+	return out
+}
+
+// Discover returns the Claude project settings files of cwd that exist
+// (<cwd>/.claude/settings.json and settings.local.json, the ones that
+// need trust) with their hooks: what `cordis hooks trust --cwd` trusts.
+// In the home directory those files are the user's own, need no trust and
+// are not returned.
+func Discover(cwd string) []trust.Discovered {
+	home, _ := os.UserHomeDir()
+	return discover(home, cwd)
+}
+
+func discover(home, cwd string) []trust.Discovered {
+	l := &loader{log: slog.New(slog.DiscardHandler), files: map[string]*fileState{}}
+	var out []trust.Discovered
+	for _, src := range sources("", home, cwd) {
+		if !src.project {
+			continue
+		}
+		st := l.loadState(src)
+		if !st.exists {
+			continue
+		}
+		d := trust.Discovered{Dialect: Dialect, Path: src.path}
+		if st.err != nil {
+			d.Problems = []string{st.err.Error()}
+		}
+		if st.set != nil {
+			d.Hooks = st.set.all
+			d.Problems = append(slices.Clone(st.set.problems), st.set.warnings...)
+		}
+		out = append(out, d)
+	}
+	return out
+}
 
 type eventHook struct {
 	b  *Bridge
@@ -130,45 +230,86 @@ func (h *eventHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, e
 }
 
 // Applies reports whether any command is configured for in (its event,
-// matcher and `if` filter), so that a pipeline can skip the bridge
-// without a trace.
-func (b *Bridge) Applies(in *hooks.Input) bool { return len(b.handlersFor(in)) > 0 }
+// matcher and `if` filter) or an untrusted project hook is to be reported,
+// so that a pipeline can skip the bridge without a trace.
+func (b *Bridge) Applies(in *hooks.Input) bool {
+	p := b.plan(in)
+	return len(p.run) > 0 || b.notices.Pending(in.SessionID, p.skips)
+}
 
-// handlersFor returns the commands to run for in, in configuration order:
-// user, project, then local settings (or the explicit file), groups and
-// hooks in file order.
-func (b *Bridge) handlersFor(in *hooks.Input) []handler {
-	var sets []*settings
+// plan is what the bridge does for one input.
+type plan struct {
+	// run are the commands to run, in configuration order.
+	run []handler
+	// skips are the untrusted project hooks to report to the session:
+	// every one of the files in effect, at any event of a turn (the
+	// report is shown once per session).
+	skips []trust.Skip
+}
+
+// plan selects the commands to run for in, in configuration order: user,
+// project, then local settings (or the explicit file), groups and hooks
+// in file order; a project file's hooks only when trusted.
+func (b *Bridge) plan(in *hooks.Input) plan {
+	if in.Event == hooks.SessionEnd {
+		b.notices.Forget(in.SessionID)
+	}
+	type loaded struct {
+		set     *settings
+		project bool
+	}
+	var sets []loaded
 	var disable *bool
-	for _, p := range sourcePaths(b.path, b.home, in.Cwd) {
-		s := b.files.load(p)
+	for _, src := range sources(b.path, b.home, in.Cwd) {
+		s := b.files.load(src)
 		if s == nil {
 			continue
 		}
-		sets = append(sets, s)
+		sets = append(sets, loaded{s, src.project})
 		if s.disable != nil {
 			disable = s.disable // higher precedence files come later
 		}
 	}
+	var p plan
 	if disable != nil && *disable {
-		return nil
+		return p
 	}
+	// Hooks skipped before any turn (SessionStart at session/new) are
+	// reported at the session's first turn, where a message can be shown;
+	// nothing is reported to a session that ends.
+	turnScoped := in.TurnID != "" && in.Event != hooks.SessionEnd
 	value, matchable := matchValue(in)
-	var out []handler
 	for _, s := range sets {
-		for _, g := range s.events[in.Event] {
+		var untrusted map[trust.Hook]bool
+		if s.project {
+			for _, h := range s.set.all {
+				if skip, skipped := b.trust.Skipped(h); skipped {
+					if untrusted == nil {
+						untrusted = map[trust.Hook]bool{}
+					}
+					untrusted[h] = true
+					if turnScoped {
+						p.skips = append(p.skips, skip)
+					}
+				}
+			}
+		}
+		for _, g := range s.set.events[in.Event] {
 			if matchable && !g.matcher.match(value) {
 				continue
 			}
 			for _, h := range g.hooks {
+				if untrusted[h.id] {
+					continue
+				}
 				if h.ifRule != "" && !ifMatches(h.ifRule, in, b.home) {
 					continue
 				}
-				out = append(out, h)
+				p.run = append(p.run, h)
 			}
 		}
 	}
-	return out
+	return p
 }
 
 // Run runs every command configured for in, in parallel (identical
@@ -177,9 +318,11 @@ func (b *Bridge) handlersFor(in *hooks.Input) []handler {
 // error is returned only when no command had an opinion, and logged in
 // any case.
 func (b *Bridge) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
-	hs := b.handlersFor(in)
+	p := b.plan(in)
+	notices := b.notices.Take(in.SessionID, p.skips)
+	hs := p.run
 	if len(hs) == 0 {
-		return hooks.Decision{}, nil
+		return hooks.Decision{SystemMessages: notices}, nil
 	}
 	stdin := renderInput(in)
 	env := []string{"CLAUDE_PROJECT_DIR=" + in.Cwd}
@@ -232,9 +375,11 @@ func (b *Bridge) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, erro
 		verdicts = append(verdicts, v)
 	}
 	d := merge(verdicts)
-	if len(errs) > 0 && isZero(d) {
+	if len(errs) > 0 && isZero(d) && len(notices) == 0 {
 		return d, errors.Join(errs...)
 	}
+	// The reports of skipped hooks come first; the failures were logged.
+	d.SystemMessages = append(notices, d.SystemMessages...)
 	return d, nil
 }
 

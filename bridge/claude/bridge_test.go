@@ -114,6 +114,7 @@ func TestConcurrentSessions(t *testing.T) {
 		cwd := filepath.Join(t.TempDir(), fmt.Sprintf("proj%d", i))
 		os.MkdirAll(cwd, 0o755)
 		writeSettings(t, filepath.Join(cwd, ".claude", "settings.json"), map[hooks.Event][]groupSpec{hooks.UserPromptSubmit: echoGroup(fmt.Sprintf("own%d", i))})
+		trustProject(t, b, cwd)
 		wg.Go(func() {
 			d, err := b.Run(context.Background(), inputFor(hooks.UserPromptSubmit, cwd))
 			want := []string{fmt.Sprintf("proj%d", i), fmt.Sprintf("own%d", i)}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
@@ -23,7 +24,7 @@ type Config struct {
 	// Path is a hooks file in Claude Code's settings shape (cmd/cordis
 	// resolves a relative one against the config file's directory). Empty means
 	// Claude Code's standard files for the session's cwd.
-	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A hooks file in Claude Code settings shape (relative to the config file); empty: the standard files of each session (~/.claude/settings.json then <cwd>/.claude/settings.json then <cwd>/.claude/settings.local.json) merged"`
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A hooks file in Claude Code settings shape (relative to the config file); empty: the standard files of each session (~/.claude/settings.json then <cwd>/.claude/settings.json then <cwd>/.claude/settings.local.json) merged; project hooks run only after 'cordis hooks trust'"`
 }
 
 // handler is one `type: command` hook of a matcher group.
@@ -34,6 +35,9 @@ type handler struct {
 	shell   []string
 	async   bool
 	ifRule  string
+	// id is the hook's identity in the trust store (a project file's
+	// hooks run only once trusted).
+	id trust.Hook
 }
 
 type group struct {
@@ -49,6 +53,9 @@ type settings struct {
 	// features cordis does not support.
 	problems []string
 	warnings []string
+	// all lists every hook that can run, in file order (events sorted by
+	// name), for trust.
+	all []trust.Hook
 }
 
 // supportedEvents are the Claude Code events cordis has seams for, in the
@@ -111,16 +118,21 @@ func parseSettings(path string, data []byte) (*settings, error) {
 			continue
 		}
 		for gi, raw := range groups {
-			g, ok := s.parseGroup(fmt.Sprintf("%s: hooks.%s[%d]", path, name, gi), raw)
+			g, ok := s.parseGroup(fmt.Sprintf("%s: hooks.%s[%d]", path, name, gi), raw, trust.Hook{Dialect: Dialect, Source: path, Event: name})
 			if ok {
 				s.events[ev] = append(s.events[ev], g)
+				for _, h := range g.hooks {
+					s.all = append(s.all, h.id)
+				}
 			}
 		}
 	}
 	return s, nil
 }
 
-func (s *settings) parseGroup(where string, raw json.RawMessage) (group, bool) {
+// parseGroup parses one matcher group; id is its hooks' trust identity
+// so far (dialect, source, event).
+func (s *settings) parseGroup(where string, raw json.RawMessage, id trust.Hook) (group, bool) {
 	var g struct {
 		Matcher *string           `json:"matcher"`
 		Hooks   []json.RawMessage `json:"hooks"`
@@ -131,6 +143,7 @@ func (s *settings) parseGroup(where string, raw json.RawMessage) (group, bool) {
 	}
 	var m matcher
 	if g.Matcher != nil {
+		id.Matcher = *g.Matcher
 		var err error
 		if m, err = compileMatcher(*g.Matcher); err != nil {
 			s.problems = append(s.problems, fmt.Sprintf("%s: %v; group skipped", where, err))
@@ -141,7 +154,7 @@ func (s *settings) parseGroup(where string, raw json.RawMessage) (group, bool) {
 	}
 	out := group{matcher: m}
 	for hi, rawH := range g.Hooks {
-		h, ok := s.parseHandler(fmt.Sprintf("%s.hooks[%d]", where, hi), rawH)
+		h, ok := s.parseHandler(fmt.Sprintf("%s.hooks[%d]", where, hi), rawH, id)
 		if ok {
 			out.hooks = append(out.hooks, h)
 		}
@@ -149,7 +162,7 @@ func (s *settings) parseGroup(where string, raw json.RawMessage) (group, bool) {
 	return out, len(out.hooks) > 0
 }
 
-func (s *settings) parseHandler(where string, raw json.RawMessage) (handler, bool) {
+func (s *settings) parseHandler(where string, raw json.RawMessage, id trust.Hook) (handler, bool) {
 	var h struct {
 		Type    string   `json:"type"`
 		Command string   `json:"command"`
@@ -201,7 +214,35 @@ func (s *settings) parseHandler(where string, raw json.RawMessage) (handler, boo
 	if h.Async {
 		s.warnings = append(s.warnings, fmt.Sprintf("%s: async hooks run synchronously in cordis and may not block (their permission and block decisions are ignored)", where))
 	}
+	out.id = trustIdentity(id, h.Type, h.Command, h.Args, h.Shell)
 	return out, true
+}
+
+// trustIdentity completes a hook's trust identity with what it runs: the
+// command line (the exec form's program and arguments, each quoted as a
+// shell would need) and the interpreter, so that editing either makes the
+// hook untrusted again.
+func trustIdentity(id trust.Hook, typ, command string, args []string, shell string) trust.Hook {
+	id.Type, id.Command = typ, command
+	if args != nil {
+		words := []string{shellQuote(command)}
+		for _, a := range args {
+			words = append(words, shellQuote(a))
+		}
+		id.Command = strings.Join(words, " ")
+		id.Type = typ + "+exec"
+	} else if shell == "bash" {
+		id.Type = typ + "+bash"
+	}
+	return id
+}
+
+// shellQuote quotes s for sh when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func eventList() string {
@@ -247,6 +288,9 @@ type fileState struct {
 	set     *settings // nil when missing or malformed
 	err     error     // malformed
 	checked bool
+	// project is set when the file was last loaded as a project file
+	// found by discovery (its hooks run only once trusted).
+	project bool
 }
 
 // loader reads settings files, caches them by path and re-reads a file
@@ -262,9 +306,17 @@ type loader struct {
 	files map[string]*fileState
 }
 
-// load returns the settings of path, or nil when it is missing or
+// load returns the settings of src, or nil when it is missing or
 // malformed.
-func (l *loader) load(path string) *settings {
+func (l *loader) load(src source) *settings {
+	st := l.loadState(src)
+	return st.set
+}
+
+// loadState returns (a copy of) the cached view of src, re-reading the
+// file when it changed.
+func (l *loader) loadState(src source) fileState {
+	path := src.path
 	info, statErr := os.Stat(path)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -273,17 +325,18 @@ func (l *loader) load(path string) *settings {
 		st = &fileState{}
 		l.files[path] = st
 	}
+	st.project = src.project
 	if statErr != nil {
 		if !st.checked || st.exists {
 			l.logMissing(path, statErr)
 		}
-		*st = fileState{checked: true}
-		return nil
+		*st = fileState{checked: true, project: src.project}
+		return *st
 	}
 	if st.checked && st.exists && info.ModTime().Equal(st.modTime) && info.Size() == st.size {
-		return st.set
+		return *st
 	}
-	*st = fileState{checked: true, exists: true, modTime: info.ModTime(), size: info.Size()}
+	*st = fileState{checked: true, exists: true, modTime: info.ModTime(), size: info.Size(), project: src.project}
 	data, err := os.ReadFile(path)
 	if err == nil && info.IsDir() {
 		err = fmt.Errorf("%s is a directory", path)
@@ -291,13 +344,13 @@ func (l *loader) load(path string) *settings {
 	if err != nil {
 		st.err = fmt.Errorf("%s: cannot read: %v", path, err)
 		l.log.Error("claude hooks: cannot read hook settings; its hooks do not run", "path", path, "error", err)
-		return nil
+		return *st
 	}
 	set, err := parseSettings(path, data)
 	if err != nil {
 		st.err = err
 		l.log.Error("claude hooks: malformed hook settings; its hooks do not run, other files still load", "path", path, "error", err.Error())
-		return nil
+		return *st
 	}
 	st.set = set
 	for _, p := range set.problems {
@@ -306,7 +359,7 @@ func (l *loader) load(path string) *settings {
 	for _, w := range set.warnings {
 		l.log.Warn("claude hooks: unsupported hook setting", "warning", w)
 	}
-	return set
+	return *st
 }
 
 func (l *loader) logMissing(path string, err error) {
@@ -321,8 +374,8 @@ func (l *loader) logMissing(path string, err error) {
 	l.log.Debug("claude hooks: no hook settings", "path", path)
 }
 
-// problems lists the current problems of every file seen, by path.
-func (l *loader) problems() []string {
+// seen returns (copies of) the cached views of every file seen, by path.
+func (l *loader) seen() []fileState {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	paths := make([]string, 0, len(l.files))
@@ -330,37 +383,46 @@ func (l *loader) problems() []string {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var out []string
-	for _, p := range paths {
-		st := l.files[p]
-		switch {
-		case st.err != nil:
-			out = append(out, st.err.Error())
-		case st.set != nil:
-			out = append(out, st.set.problems...)
-		}
+	out := make([]fileState, len(paths))
+	for i, p := range paths {
+		out[i] = *l.files[p]
 	}
 	return out
 }
 
-// sourcePaths returns the files that configure hooks for a session in
-// cwd, lowest precedence first.
-func sourcePaths(explicit, home, cwd string) []string {
+// source is one settings file in effect for a session.
+type source struct {
+	path string
+	// project: found by discovery in the session's project folder; its
+	// hooks run only once trusted.
+	project bool
+}
+
+// sources returns the files that configure hooks for a session in cwd,
+// lowest precedence first: the explicit file alone, or
+// ~/.claude/settings.json, then the project's .claude/settings.json and
+// .claude/settings.local.json. When cwd is the home directory its
+// .claude files are the user's own and need no trust.
+func sources(explicit, home, cwd string) []source {
 	if explicit != "" {
-		return []string{explicit}
+		return []source{{path: explicit}}
 	}
-	var out []string
-	add := func(p string) {
-		if p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
+	var out []source
+	add := func(p string, project bool) {
+		if p != "" && !slices.ContainsFunc(out, func(s source) bool { return s.path == p }) {
+			out = append(out, source{path: p, project: project})
 		}
 	}
 	if home != "" {
-		add(filepath.Join(home, ".claude", "settings.json"))
+		add(filepath.Join(home, ".claude", "settings.json"), false)
 	}
 	if cwd != "" {
-		add(filepath.Join(cwd, ".claude", "settings.json"))
-		add(filepath.Join(cwd, ".claude", "settings.local.json"))
+		if abs, err := filepath.Abs(cwd); err == nil {
+			cwd = abs
+		}
+		project := !trust.SamePath(cwd, home)
+		add(filepath.Join(cwd, ".claude", "settings.json"), project)
+		add(filepath.Join(cwd, ".claude", "settings.local.json"), project)
 	}
 	return out
 }

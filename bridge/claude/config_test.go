@@ -15,15 +15,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
 // standardBridge returns a bridge on the standard files with home as the
-// user's home, logging into the returned buffer.
+// user's home and a trust store of its own, logging into the returned
+// buffer.
 func standardBridge(t *testing.T, home string) (*Bridge, *bytes.Buffer) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&syncWriter{w: &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	return New(Config{}, Options{Home: home, Logger: log}), &buf
+	return New(Config{}, Options{Home: home, Logger: log, Trust: trust.Open(t.TempDir())}), &buf
+}
+
+// trustProject does what `cordis hooks trust --cwd cwd` does, in b's
+// store: the project files' hooks, as they are now, run.
+func trustProject(t testing.TB, b *Bridge, cwd string) {
+	t.Helper()
+	for _, d := range discover(b.home, cwd) {
+		if err := b.trust.Trust(d); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func echoGroup(text string) []groupSpec {
@@ -38,6 +51,7 @@ func TestStandardFilesMergeInOrder(t *testing.T) {
 		hooks.UserPromptSubmit: append(echoGroup("local"), echoGroup("user")...), // a duplicate of the user hook runs once
 	})
 	b, _ := standardBridge(t, home)
+	trustProject(t, b, cwd)
 	d, err := b.Run(context.Background(), inputFor(hooks.UserPromptSubmit, cwd))
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +139,7 @@ func TestMalformedFileOthersStillLoad(t *testing.T) {
 	}
 	writeSettings(t, filepath.Join(cwd, ".claude", "settings.local.json"), map[hooks.Event][]groupSpec{hooks.UserPromptSubmit: echoGroup("local")})
 	b, logs := standardBridge(t, home)
+	trustProject(t, b, cwd)
 	d, err := b.Run(context.Background(), inputFor(hooks.UserPromptSubmit, cwd))
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +159,10 @@ func TestMalformedFileOthersStillLoad(t *testing.T) {
 	if n := strings.Count(logs.String(), "malformed hook settings"); n != 1 {
 		t.Fatalf("logged %d times after a second run", n)
 	}
-	// Fixing the file is picked up (mtime/size change).
+	// Fixing the file is picked up (mtime/size change); its hook is new,
+	// so it runs once trusted.
 	writeSettings(t, bad, map[hooks.Event][]groupSpec{hooks.UserPromptSubmit: echoGroup("project")})
+	trustProject(t, b, cwd)
 	d, _ = b.Run(context.Background(), inputFor(hooks.UserPromptSubmit, cwd))
 	if diff := cmp.Diff([]string{"user", "project", "local"}, d.AdditionalContext); diff != "" {
 		t.Fatalf("after fix (-want +got):\n%s", diff)

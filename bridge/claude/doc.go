@@ -21,6 +21,20 @@
 // prompt, agent, http and mcp_tool, shells other than sh and bash, and
 // Claude events cordis has no seam for are skipped with a warning.
 //
+// # Trust
+//
+// The project files found by discovery (<cwd>/.claude/settings.json and
+// <cwd>/.claude/settings.local.json, unless cwd is the home directory)
+// are written by whoever wrote the repository, so their hooks run only
+// once the user trusted them with `cordis hooks trust` (see bridge/trust;
+// Options.Trust is the store). A hook is identified by its event, matcher
+// and command line (program and args in the exec form; "shell": "bash"
+// counts too): editing any of them makes it untrusted again. An untrusted
+// hook is skipped, never silently: each session is told once, at its
+// first turn, as a system message, and Problems and Doctor list it.
+// ~/.claude/settings.json and a file named by Config.Path need no trust.
+// Discover lists a directory's project files for `cordis hooks`.
+//
 // # Execution
 //
 // All commands matching an event run in parallel through sh -c (bash -c
@@ -48,7 +62,7 @@
 //
 // # Concurrency
 //
-// A Bridge is shared by every session of the process: Run, Applies and
-// Problems are safe for concurrent use, and one session's run never
-// waits for another's.
+// A Bridge is shared by every session of the process: Run, Applies,
+// Problems and Doctor are safe for concurrent use, and one session's run
+// never waits for another's.
 package claude

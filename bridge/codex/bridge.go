@@ -59,6 +59,8 @@ type Bridge struct {
 	files    map[string]*cachedFile
 	order    []string // file paths in first-seen order, for Problems
 	sessions map[string]*sessionState
+	// notices remembers the untrusted hooks each session was shown.
+	notices trust.Notices
 }
 
 type cachedFile struct {
@@ -71,8 +73,6 @@ type cachedFile struct {
 
 // sessionState is what the bridge remembers about one session.
 type sessionState struct {
-	// notified holds the untrusted hooks already reported to the user.
-	notified map[string]bool
 	// snapshots hold files' content before an Edit/Write, by tool use id,
 	// for the PostToolUse patch; bounded by maxSnapshots.
 	snapshots     map[string]fileState
@@ -137,7 +137,7 @@ func (h *eventHook) Name() string { return h.b.name }
 func (h *eventHook) Applies(in *hooks.Input) bool {
 	p := h.b.plan(h.event, in)
 	h.b.snapshot(p)
-	return len(p.run) > 0 || len(p.notices) > 0
+	return len(p.run) > 0 || h.b.notices.Pending(p.in.SessionID, p.skips)
 }
 
 func (h *eventHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
@@ -173,23 +173,11 @@ func (b *Bridge) sources(cwd string) []source {
 		if abs, err := filepath.Abs(proj); err == nil {
 			proj = abs
 		}
-		if !samePath(proj, user) {
+		if !trust.SamePath(proj, user) {
 			out = append(out, source{path: proj, project: true})
 		}
 	}
 	return out
-}
-
-func samePath(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
 }
 
 // load returns the parsed file at path, re-reading it when it changed; nil
@@ -257,22 +245,16 @@ func trustHook(h *handler) trust.Hook {
 	return trust.Hook{Dialect: Dialect, Source: h.file.path, Event: h.event, Matcher: h.matcher.raw, Type: "command", Command: h.command}
 }
 
-// trustStatus is whether a project hook may run.
-func (b *Bridge) trustStatus(h *handler) (trust.Status, error) {
-	if b.trust == nil {
-		return trust.Untrusted, errors.New("no state directory to keep trust in")
-	}
-	return b.trust.Check(trustHook(h))
-}
+// skipped reports whether a project hook must be skipped, and why.
+func (b *Bridge) skipped(h *handler) (trust.Skip, bool) { return b.trust.Skipped(trustHook(h)) }
 
 // plan is what the bridge will do for one call of a seam.
 type plan struct {
 	event string
 	in    *hooks.Input
 	run   []*handler
-	// notices report untrusted project hooks (noticeKeys identify them).
-	notices    []string
-	noticeKeys []string
+	// skips are the untrusted project hooks to report to the session.
+	skips []trust.Skip
 	// post is set on PreToolUse of an Edit/Write when a PostToolUse hook
 	// will want the file's content from before the call.
 	post  bool
@@ -287,7 +269,7 @@ func (b *Bridge) plan(event string, in *hooks.Input) *plan {
 	b.mu.Lock()
 	st := b.sessions[in.SessionID]
 	if st == nil && event != evSessionEnd {
-		st = &sessionState{notified: map[string]bool{}, snapshots: map[string]fileState{}, agentTypes: map[string]string{}}
+		st = &sessionState{snapshots: map[string]fileState{}, agentTypes: map[string]string{}}
 		b.sessions[in.SessionID] = st
 	}
 	if st != nil {
@@ -303,6 +285,7 @@ func (b *Bridge) plan(event string, in *hooks.Input) *plan {
 		}
 		if event == evSessionEnd {
 			delete(b.sessions, in.SessionID)
+			b.notices.Forget(in.SessionID)
 		}
 	}
 	p.state = st
@@ -314,23 +297,20 @@ func (b *Bridge) plan(event string, in *hooks.Input) *plan {
 		name, aliases = codexToolName(in.ToolName)
 	}
 	vals, useMatcher := matchValues(event, p.in, &toolView{name: name, aliases: aliases})
-	turnScoped := in.TurnID != ""
+	turnScoped := in.TurnID != "" && event != evSessionEnd // nothing to report to a session that ends
 	for _, src := range b.sources(in.Cwd) {
 		f := b.load(src)
 		if f == nil {
 			continue
 		}
 		for _, h := range f.all {
-			ok := true
 			if src.project {
-				st, err := b.trustStatus(h)
-				ok = st == trust.Trusted
-				if !ok && turnScoped {
-					p.notice(b, h, st, err)
+				if skip, skipped := b.skipped(h); skipped {
+					if turnScoped && p.state != nil {
+						p.skips = append(p.skips, skip)
+					}
+					continue
 				}
-			}
-			if !ok {
-				continue
 			}
 			if h.event == event && (!useMatcher || h.matcher.match(vals...)) {
 				p.run = append(p.run, h)
@@ -341,47 +321,6 @@ func (b *Bridge) plan(event string, in *hooks.Input) *plan {
 		}
 	}
 	return p
-}
-
-// notice adds the report of an untrusted hook unless the session has
-// seen it; run marks it seen when it hands the report to the loop.
-func (p *plan) notice(b *Bridge, h *handler, st trust.Status, err error) {
-	if p.state == nil {
-		return
-	}
-	key := h.file.path + "\x00" + trustHook(h).Hash()
-	b.mu.Lock()
-	seen := p.state.notified[key]
-	b.mu.Unlock()
-	if seen || slices.Contains(p.noticeKeys, key) {
-		return
-	}
-	why := st.String()
-	if err != nil {
-		why += " (" + err.Error() + ")"
-	}
-	dir := filepath.Dir(filepath.Dir(h.file.path))
-	p.noticeKeys = append(p.noticeKeys, key)
-	p.notices = append(p.notices, fmt.Sprintf("cordis skipped a Codex project hook that is %s: %s (%s). Review it, then run `cordis hooks trust --cwd %s` to let it run.",
-		why, h.describe(), h.file.path, dir))
-}
-
-// takeNotices returns the plan's reports of untrusted hooks and marks
-// them seen, so that each is shown once per session.
-func (b *Bridge) takeNotices(p *plan) []string {
-	if p.state == nil || len(p.notices) == 0 {
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []string
-	for i, k := range p.noticeKeys {
-		if !p.state.notified[k] {
-			p.state.notified[k] = true
-			out = append(out, p.notices[i])
-		}
-	}
-	return out
 }
 
 func isToolEvent(event string) bool {
@@ -451,7 +390,7 @@ func (b *Bridge) takeSnapshot(st *sessionState, id string) *fileState {
 func (b *Bridge) run(ctx context.Context, event string, in *hooks.Input) (hooks.Decision, error) {
 	p := b.plan(event, in)
 	in = p.in
-	notices := b.takeNotices(p)
+	notices := b.notices.Take(in.SessionID, p.skips)
 	var tv *toolView
 	switch {
 	case event == evPostToolUse:
@@ -566,15 +505,9 @@ func (b *Bridge) fileProblems(f *hookFile, project bool) []string {
 		return out
 	}
 	for _, h := range f.all {
-		st, err := b.trustStatus(h)
-		if st == trust.Trusted {
-			continue
+		if skip, skipped := b.skipped(h); skipped {
+			out = append(out, skip.Problem())
 		}
-		msg := fmt.Sprintf("%s: skipped, %s: %s (run `cordis hooks trust --cwd %s`)", f.path, st, h.describe(), filepath.Dir(filepath.Dir(f.path)))
-		if err != nil {
-			msg += ": " + err.Error()
-		}
-		out = append(out, msg)
 	}
 	return out
 }

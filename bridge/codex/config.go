@@ -92,14 +92,6 @@ type handler struct {
 	file         *hookFile
 }
 
-func (h *handler) describe() string {
-	s := h.event
-	if h.matcher.raw != "" {
-		s += " [" + h.matcher.raw + "]"
-	}
-	return s + ": " + h.command
-}
-
 // hookFile is a parsed hooks.json: its handlers per Codex event in
 // configuration order, and what was wrong with it. A file with a fatal
 // problem (malformed JSON, an unknown event key) has no handlers.

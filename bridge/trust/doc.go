@@ -11,13 +11,15 @@
 // explicitly in cordis.yml and user-level files are not subject to trust:
 // the caller decides which hooks it checks.
 //
-// A bridge adopts it in four steps (bridge/codex is the model): take a
-// *Store in its options (cmd/cordis passes trust.Open(stateDir)); for each
-// handler of a project file found by discovery, build its Hook and skip
-// the handler unless Check says Trusted; report each skipped hook once per
-// session (a Decision.SystemMessages entry) and in Problems; and export a
-// Discover(cwd) []Discovered that cmd/cordis/hooks_cmd.go lists in
-// hookDiscoverers, so that `cordis hooks trust` covers its files.
+// A bridge adopts it in four steps (bridge/codex and bridge/claude both
+// do): take a *Store in its options (cmd/cordis passes
+// trust.Open(stateDir)); for each handler of a project file found by
+// discovery, build its Hook and skip the handler when Store.Skipped says
+// so; report each skipped hook once per session (Notices.Take gives the
+// Decision.SystemMessages entries, Skip.Notice worded) and in Problems and
+// Doctor (Skip.Problem); and export a Discover(cwd) []Discovered that
+// cmd/cordis/hooks_cmd.go lists in hookDiscoverers, so that `cordis hooks
+// trust` covers its files.
 //
 // Concurrency: a Store is safe for concurrent use by many goroutines. It
 // re-reads the file when its size or modification time changed, so a

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
 	"github.com/cordis-agent/cordis/bridge/trust"
 )
@@ -18,15 +19,17 @@ const hooksUsage = `Usage:
   cordis hooks list [--cwd DIR] [--state-dir DIR]
         show DIR's project hooks and whether each is trusted
 
-Project hook files found by discovery (.codex/hooks.json, and the Claude
-bridge's project settings) run only once trusted; hooks named by path in
-cordis.yml and user-level files need no trust. Trust is kept in
-<state dir>/` + trust.FileName + `.
+Project hook files found by discovery run only once trusted: Claude
+Code's DIR/.claude/settings.json and DIR/.claude/settings.local.json, and
+Codex's DIR/.codex/hooks.json. Hooks named by path in cordis.yml and
+user-level files (~/.claude/settings.json, ~/.codex/hooks.json) need no
+trust. Trust is kept in <state dir>/` + trust.FileName + `.
 `
 
 // hookDiscoverers find a directory's project hook files, one per dialect
 // bridge, in the order they are listed.
 var hookDiscoverers = []func(cwd string) []trust.Discovered{
+	claude.Discover,
 	codex.Discover,
 }
 
@@ -78,9 +81,14 @@ func runHooks(args []string, stdout, stderr io.Writer) error {
 		found = append(found, discover(dir)...)
 	}
 	if len(found) == 0 {
-		fmt.Fprintf(stdout, "No project hook files in %s.\n", dir)
+		fmt.Fprintf(stdout, "No project hook files in %s (.claude/settings.json, .claude/settings.local.json, .codex/hooks.json", dir)
+		if home, err := os.UserHomeDir(); err == nil && trust.SamePath(home, dir) {
+			fmt.Fprint(stdout, "; in the home directory they are user-level files and need no trust")
+		}
+		fmt.Fprintln(stdout, ").")
 		return nil
 	}
+	untrusted := 0
 	for _, d := range found {
 		fmt.Fprintf(stdout, "%s (%s)\n", d.Path, d.Dialect)
 		for _, p := range d.Problems {
@@ -95,8 +103,11 @@ func runHooks(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("hooks %s: %v", sub, err)
 			}
 			mark := st.String()
-			if sub == "trust" && st != trust.Trusted {
-				mark = "trusted now (was " + st.String() + ")"
+			if st != trust.Trusted {
+				untrusted++
+				if sub == "trust" {
+					mark = "trusted now (was " + st.String() + ")"
+				}
 			}
 			fmt.Fprintf(stdout, "  %s — %s\n", h.Describe(), mark)
 		}
@@ -106,8 +117,11 @@ func runHooks(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if sub == "trust" {
+	switch {
+	case sub == "trust":
 		fmt.Fprintf(stdout, "Trust recorded in %s.\n", store.Path())
+	case untrusted > 0:
+		fmt.Fprintf(stdout, "Hooks that are not trusted are skipped (Claude and Codex alike); review them, then run `cordis hooks trust --cwd %s`.\n", dir)
 	}
 	return nil
 }

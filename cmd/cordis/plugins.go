@@ -146,9 +146,9 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 		case *claude.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority})
+			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)})
 			b.Register(pipe)
-			doctors = append(doctors, func(string) []string { return markProblems("Claude hooks", b.Problems()) })
+			doctors = append(doctors, b.Doctor)
 		case *codex.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
@@ -236,14 +236,6 @@ func configReport(cfg *config.Config) []string {
 		lines = append(lines, "✗ config: "+w)
 	}
 	return lines
-}
-
-func markProblems(what string, problems []string) []string {
-	out := make([]string, len(problems))
-	for i, p := range problems {
-		out[i] = "✗ " + what + ": " + p
-	}
-	return out
 }
 
 func firstNonEmpty(ss ...string) string {
