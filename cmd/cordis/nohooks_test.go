@@ -90,3 +90,21 @@ func TestMissingHookFilesChangeNothing(t *testing.T) {
 		t.Fatalf("suspiciously short session log: %d events", len(logWith))
 	}
 }
+
+func TestAgentDurationsAreChecked(t *testing.T) {
+	text := "- id: agent\n  name: agent\n  config: {mcpCallTimeout: soon}\n- id: llm\n  name: llm/anthropic\n  config: {model: m}\n"
+	cfg, err := config.Parse([]byte(text), "test.yml", newRegistry(), os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil || !strings.Contains(err.Error(), `mcpCallTimeout: want a positive duration like 30s, got "soon"`) {
+		t.Fatalf("err = %v", err)
+	}
+	text = strings.Replace(text, "soon", "45s", 1)
+	cfg, _ = config.Parse([]byte(text), "test.yml", newRegistry(), os.Getenv)
+	lc, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil || lc.MCP.CallTimeout != 45*time.Second {
+		t.Fatalf("assemble = %v, call timeout %v", err, lc.MCP.CallTimeout)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
@@ -38,6 +39,8 @@ type agentConfig struct {
 	ContextWindow    int      `yaml:"contextWindow,omitempty" json:"contextWindow,omitempty" jsonschema:"minimum=1,description=Context window in tokens reported in usage updates (default 200000)"`
 	SystemPrompt     string   `yaml:"systemPrompt,omitempty" json:"systemPrompt,omitempty" jsonschema:"description=Replaces the built-in base system prompt"`
 	ExtraDirectories []string `yaml:"extraDirectories,omitempty" json:"extraDirectories,omitempty" jsonschema:"description=Absolute directories tools may use besides the session's working directory"`
+	MCPStartTimeout  string   `yaml:"mcpStartTimeout,omitempty" json:"mcpStartTimeout,omitempty" jsonschema:"description=How long an editor MCP server may take to start and list its tools (Go duration; default 10s)"`
+	MCPCallTimeout   string   `yaml:"mcpCallTimeout,omitempty" json:"mcpCallTimeout,omitempty" jsonschema:"description=How long one MCP tool call may take (Go duration; default 120s)"`
 	ExposeEnv        []string `yaml:"exposeEnv,omitempty" json:"exposeEnv,omitempty" jsonschema:"description=Provider key variables to pass to hooks and commands after all (by default API keys never reach subprocesses)"`
 }
 
@@ -112,6 +115,19 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			}
 			out.ExtraDirectories = c.ExtraDirectories
 			exposed = c.ExposeEnv
+			for _, d := range []struct {
+				field, value string
+				into  *time.Duration
+			}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}} {
+				if d.value == "" {
+					continue
+				}
+				v, err := time.ParseDuration(d.value)
+				if err != nil || v <= 0 {
+					return nil, fmt.Errorf("%s: entry %q: %s: want a positive duration like 30s, got %q", p.Source, p.ID, d.field, d.value)
+				}
+				*d.into = v
+			}
 		case *anthropic.Config:
 			prov, err := anthropic.New(*c, anthropic.WithLogger(logger))
 			if err != nil {
