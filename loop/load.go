@@ -152,6 +152,13 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
 			}
 		case TypeClear:
 			history = nil
+		case TypeTruncate:
+			var t struct {
+				Keep int `json:"keep"`
+			}
+			if json.Unmarshal(ev.Data, &t) == nil && t.Keep >= 0 && t.Keep < len(history) {
+				history = history[:t.Keep]
+			}
 		case TypeCompaction:
 			var c struct {
 				Summary string `json:"summary"`

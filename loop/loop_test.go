@@ -482,3 +482,19 @@ func TestCancelDuringBashKillsProcessGroup(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// After a refusal, the refused prompt and what followed are left out of
+// the next request (ACP's StopReason refusal), also after a reload.
+func TestRefusalDropsThePromptFromHistory(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("first answer"), streamBlocks("refusal", textBlock("I can't help with that.")), replyText("ok"))
+	sid := h.newSession()
+	h.prompt(sid, "first question")
+	if stop := h.prompt(sid, "something refused"); stop != acp.StopRefusal {
+		t.Fatalf("stop = %q, want refusal", stop)
+	}
+	h.prompt(sid, "next question")
+	msgs, _ := json.Marshal(h.model.Requests()[2]["messages"])
+	if strings.Contains(string(msgs), "something refused") || strings.Contains(string(msgs), "I can't help") || !strings.Contains(string(msgs), "first question") {
+		t.Fatalf("history after a refusal: %s", msgs)
+	}
+}

@@ -266,6 +266,9 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		}
 		user.Content = append(pre, user.Content...)
 	}
+	r.s.mu.Lock()
+	turnStart := len(*r.history)
+	r.s.mu.Unlock()
 	r.appendMessage(user)
 	stopBlocks := 0
 	stopHookActive := false
@@ -291,6 +294,9 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		case llm.StopMaxTokens:
 			return acp.StopMaxTokens
 		case llm.StopRefusal:
+			// ACP: after a refusal the prompt and everything after it are
+			// left out of the next request.
+			r.truncate(turnStart)
 			return acp.StopRefusal
 		case llm.StopPauseTurn:
 			continue
@@ -315,6 +321,19 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		r.record(sessionlog.TypeSteering, map[string]any{"event": r.stopEvent, "reason": reason, "blocks": stopBlocks})
 		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder("Stop hook feedback:\n" + reason))}})
 	}
+}
+
+// TypeTruncate logs that the history was cut back to its first Keep
+// messages (a refused prompt is dropped), so load cuts it too.
+const TypeTruncate = "context/truncate"
+
+func (r *runner) truncate(keep int) {
+	r.s.mu.Lock()
+	if keep < len(*r.history) {
+		*r.history = (*r.history)[:keep]
+	}
+	r.s.mu.Unlock()
+	r.record(TypeTruncate, map[string]int{"keep": keep})
 }
 
 // announce shows text cordis itself produced: logged for replay in the
