@@ -24,6 +24,9 @@ type rpc interface {
 type Client struct {
 	rpc    rpc
 	nextID atomic.Uint64
+	// updates, when set (Serve sets it), writes session/update frames
+	// straight to the line stream; see lineStream.notify.
+	updates func(SessionNotification) error
 
 	mu   sync.RWMutex
 	caps ClientCapabilities
@@ -31,6 +34,16 @@ type Client struct {
 
 // NewClient wraps a JSON-RPC connection.
 func NewClient(conn rpc) *Client { return &Client{rpc: conn} }
+
+// streamClient is the server's client: session updates go straight to
+// the line stream under conn.
+func streamClient(conn *jsonrpc2.Conn, stream *lineStream) *Client {
+	c := NewClient(conn)
+	c.updates = func(n SessionNotification) error {
+		return stream.notify(conn.DisconnectNotify(), MethodSessionUpdate, n)
+	}
+	return c
+}
 
 // Capabilities returns what the editor advertised in initialize.
 func (c *Client) Capabilities() ClientCapabilities {
@@ -47,7 +60,11 @@ func (c *Client) setCapabilities(caps ClientCapabilities) {
 
 // SessionUpdate sends one session/update notification.
 func (c *Client) SessionUpdate(ctx context.Context, sessionID string, u SessionUpdate) error {
-	return c.rpc.Notify(context.WithoutCancel(ctx), MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
+	n := SessionNotification{SessionID: sessionID, Update: u}
+	if c.updates != nil {
+		return c.updates(n)
+	}
+	return c.rpc.Notify(context.WithoutCancel(ctx), MethodSessionUpdate, n)
 }
 
 // call sends a request with an id the client picks, so that cancelling ctx

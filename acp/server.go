@@ -113,7 +113,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 
 	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx, ready: make(chan struct{})}
 	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{opts.Logger}))
-	s.client = NewClient(conn)
+	s.client = streamClient(conn, stream)
 	s.agent = newAgent(s.client)
 	close(s.ready)
 

@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // MaxMessageBytes caps one inbound JSON-RPC line. Large base64 images are
@@ -120,6 +122,36 @@ func (s *lineStream) WriteObject(v any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, err = s.w.Write(data)
+	return err
+}
+
+// notify writes one notification frame, byte for byte what jsonrpc2's
+// Notify writes, but encoding params once: jsonrpc2 marshals the params,
+// then the request, then the message, and encoding/json re-validates the
+// bytes of each inner layer, which made a streamed text delta cost several
+// times its own encoding (BENCHMARKS.md). Like jsonrpc2, it writes nothing
+// once the connection is closed (a write to a closed stdout kills the
+// process with SIGPIPE).
+func (s *lineStream) notify(closed <-chan struct{}, method string, params json.Marshaler) error {
+	select {
+	case <-closed:
+		return jsonrpc2.ErrClosed
+	default:
+	}
+	p, err := params.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	m, _ := json.Marshal(method)
+	frame := make([]byte, 0, len(p)+len(m)+40)
+	frame = append(frame, `{"jsonrpc":"2.0","method":`...)
+	frame = append(frame, m...)
+	frame = append(frame, `,"params":`...)
+	frame = append(frame, p...)
+	frame = append(frame, "}\n"...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = s.w.Write(frame)
 	return err
 }
 

@@ -519,10 +519,17 @@ func (n SessionNotification) MarshalJSON() ([]byte, error) {
 	} else {
 		update = append(update, '}')
 	}
-	return json.Marshal(struct {
-		SessionID string          `json:"sessionId"`
-		Update    json.RawMessage `json:"update"`
-	}{n.SessionID, update})
+	// Assembled by hand: json.Marshal would re-validate update.
+	id, err := json.Marshal(n.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(id)+len(update)+24)
+	out = append(out, `{"sessionId":`...)
+	out = append(out, id...)
+	out = append(out, `,"update":`...)
+	out = append(out, update...)
+	return append(out, '}'), nil
 }
 
 func (n *SessionNotification) UnmarshalJSON(data []byte) error {

@@ -35,6 +35,14 @@ func TestMain(m *testing.M) {
 	if repo, err = filepath.Abs(".."); err != nil {
 		panic(err)
 	}
+	// cordis and the test MCP server are built from this checkout; the
+	// scenarios may come from another tree (cordis.yml,
+	// cordis.snapshot.yml, snapshots/, fixtures/), for bench/run.sh's
+	// synthetic 100-scenario run.
+	src := repo
+	if root := os.Getenv("CORDIS_SNAPSHOTS_ROOT"); root != "" {
+		repo = root
+	}
 	// go test caches a passing run by the files the test process opened;
 	// the cordis binary is built and run in subprocesses, so look at every
 	// file of the checkout here to make any change invalidate the cache.
@@ -57,13 +65,13 @@ func TestMain(m *testing.M) {
 		args = append(args, "-race")
 	}
 	build := exec.Command("go", append(args, "./cmd/cordis")...)
-	build.Dir = repo
+	build.Dir = src
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building cordis:", err)
 		os.Exit(1)
 	}
-	if mcpServer, err = BuildMCPTestServer(repo, dir); err != nil {
+	if mcpServer, err = BuildMCPTestServer(src, dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

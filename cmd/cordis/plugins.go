@@ -117,7 +117,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			exposed = c.ExposeEnv
 			for _, d := range []struct {
 				field, value string
-				into  *time.Duration
+				into         *time.Duration
 			}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}} {
 				if d.value == "" {
 					continue

@@ -106,6 +106,10 @@ type blockState struct {
 	// input given in content_block_start, used only if no fragment arrives.
 	toolJSON   strings.Builder
 	startInput json.RawMessage
+	// text accumulates a text or thinking block (finish sets Text or
+	// Thinking from it): appending to the string would copy the whole
+	// block on every delta, quadratic in the length of the answer.
+	text strings.Builder
 }
 
 type decoder struct {
@@ -222,12 +226,14 @@ func (d *decoder) startBlock(ev *wireEvent) error {
 	b := &blockState{index: idx, supported: true}
 	switch cb.Type {
 	case "text":
-		b.block = llm.Block{Type: llm.BlockText, Text: cb.Text}
+		b.block = llm.Block{Type: llm.BlockText}
+		b.text.WriteString(cb.Text)
 		if cb.Text != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaText, Index: idx, Text: cb.Text})
 		}
 	case "thinking":
-		b.block = llm.Block{Type: llm.BlockThinking, Thinking: cb.Thinking, Signature: cb.Signature}
+		b.block = llm.Block{Type: llm.BlockThinking, Signature: cb.Signature}
+		b.text.WriteString(cb.Thinking)
 		if cb.Thinking != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: idx, Text: cb.Thinking})
 		}
@@ -275,14 +281,14 @@ func (d *decoder) applyDelta(ev *wireEvent) error {
 	// delta types (citations_delta): it carries nothing we keep.
 	switch {
 	case delta.Type == "text_delta" && b.block.Type == llm.BlockText:
-		b.block.Text += delta.Text
+		b.text.WriteString(delta.Text)
 		if delta.Text != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaText, Index: b.index, Text: delta.Text})
 		}
 	case delta.Type == "input_json_delta" && b.block.Type == llm.BlockToolUse:
 		b.toolJSON.WriteString(delta.PartialJSON)
 	case delta.Type == "thinking_delta" && b.block.Type == llm.BlockThinking:
-		b.block.Thinking += delta.Thinking
+		b.text.WriteString(delta.Thinking)
 		if delta.Thinking != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: b.index, Text: delta.Thinking})
 		}
@@ -295,6 +301,12 @@ func (d *decoder) applyDelta(ev *wireEvent) error {
 // finish closes a block; for tool_use it parses the accumulated input.
 func (d *decoder) finish(b *blockState) {
 	b.stopped = true
+	switch b.block.Type {
+	case llm.BlockText:
+		b.block.Text = b.text.String()
+	case llm.BlockThinking:
+		b.block.Thinking = b.text.String()
+	}
 	if b.block.Type != llm.BlockToolUse {
 		return
 	}

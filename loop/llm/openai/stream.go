@@ -62,10 +62,13 @@ func (e *apiError) code() string {
 }
 
 // blockState is a block being assembled; args accumulates tool call
-// argument fragments.
+// argument fragments, text a text or thinking block (result sets Text or
+// Thinking from it: appending to the string would copy the whole block on
+// every delta, quadratic in the length of the answer).
 type blockState struct {
 	block llm.Block
 	args  []byte
+	text  []byte
 }
 
 type decoder struct {
@@ -151,14 +154,14 @@ func (d *decoder) handle(data []byte) error {
 		for _, reasoning := range []*string{delta.ReasoningContent, delta.Reasoning} {
 			if reasoning != nil && *reasoning != "" {
 				i := d.ensure(&d.thinking, llm.BlockThinking)
-				d.blocks[i].block.Thinking += *reasoning
+				d.blocks[i].text = append(d.blocks[i].text, *reasoning...)
 				d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: i, Text: *reasoning})
 			}
 		}
 		for _, text := range []*string{delta.Content, delta.Refusal} {
 			if text != nil && *text != "" {
 				i := d.ensure(&d.text, llm.BlockText)
-				d.blocks[i].block.Text += *text
+				d.blocks[i].text = append(d.blocks[i].text, *text...)
 				d.sink(llm.Delta{Kind: llm.DeltaText, Index: i, Text: *text})
 			}
 		}
@@ -205,6 +208,12 @@ func (d *decoder) result() *llm.Response {
 	hasTools := false
 	for _, b := range d.blocks {
 		block := b.block
+		switch block.Type {
+		case llm.BlockText:
+			block.Text = string(b.text)
+		case llm.BlockThinking:
+			block.Thinking = string(b.text)
+		}
 		if block.Type == llm.BlockToolUse {
 			hasTools = true
 			block.Input, block.Text = jsonrepair.ToolInput(string(b.args))
