@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	// The line diff shared with the replay provider's unified diffs.
+	"github.com/cordis-agent/cordis/loop/llm/replay/udiff"
 )
 
 // Codex's apply_patch envelope. cordis's Edit and Write calls are shown to
@@ -21,15 +24,14 @@ import (
 // A new file is "*** Add File: path" followed by its lines, each prefixed
 // with '+'.
 const (
-	patchBegin    = "*** Begin Patch"
-	patchEnd      = "*** End Patch"
-	patchAdd      = "*** Add File: "
-	patchUpdate   = "*** Update File: "
-	patchDelete   = "*** Delete File: "
-	patchMoveTo   = "*** Move to: "
-	patchEOF      = "*** End of File"
-	contextLines  = 3
-	maxDiffMatrix = 4 << 20 // cells of the LCS table before falling back to a whole-region hunk
+	patchBegin   = "*** Begin Patch"
+	patchEnd     = "*** End Patch"
+	patchAdd     = "*** Add File: "
+	patchUpdate  = "*** Update File: "
+	patchDelete  = "*** Delete File: "
+	patchMoveTo  = "*** Move to: "
+	patchEOF     = "*** End of File"
+	contextLines = 3
 )
 
 // splitLines splits content into lines without their newlines; a final
@@ -59,11 +61,16 @@ func updateFilePatch(path, old, new string) string {
 	var b strings.Builder
 	b.WriteString(patchBegin + "\n" + patchUpdate + path + "\n")
 	a, z := splitLines(old), splitLines(new)
-	ops := diffLines(a, z)
-	for _, h := range hunks(ops) {
+	for _, h := range udiff.Hunks(udiff.Lines(a, z), contextLines) {
 		b.WriteString("@@\n")
-		for _, op := range h {
-			b.WriteString(string(op.kind) + op.line + "\n")
+		for _, e := range h {
+			var line string
+			if e.Kind == udiff.Insert {
+				line = z[e.B]
+			} else {
+				line = a[e.A]
+			}
+			b.WriteString(string(e.Kind) + line + "\n")
 		}
 	}
 	b.WriteString(patchEnd)
@@ -83,131 +90,6 @@ func replacePatch(path, oldText, newText string) string {
 	}
 	b.WriteString(patchEnd)
 	return b.String()
-}
-
-type opKind byte
-
-const (
-	opEqual  opKind = ' '
-	opDelete opKind = '-'
-	opInsert opKind = '+'
-)
-
-type lineOp struct {
-	kind opKind
-	line string
-}
-
-// diffLines is a line edit script from a to b: common prefix and suffix,
-// and a longest-common-subsequence diff of the middle (or, when the middle
-// is too large for that, all of it deleted then inserted).
-func diffLines(a, b []string) []lineOp {
-	var ops []lineOp
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	for _, l := range a[:p] {
-		ops = append(ops, lineOp{opEqual, l})
-	}
-	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
-	if (len(ma)+1)*(len(mb)+1) > maxDiffMatrix {
-		for _, l := range ma {
-			ops = append(ops, lineOp{opDelete, l})
-		}
-		for _, l := range mb {
-			ops = append(ops, lineOp{opInsert, l})
-		}
-	} else {
-		ops = append(ops, lcsDiff(ma, mb)...)
-	}
-	for _, l := range a[len(a)-s:] {
-		ops = append(ops, lineOp{opEqual, l})
-	}
-	return ops
-}
-
-func lcsDiff(a, b []string) []lineOp {
-	n, m := len(a), len(b)
-	// l[i][j] is the LCS length of a[i:] and b[j:].
-	l := make([][]int32, n+1)
-	for i := range l {
-		l[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				l[i][j] = l[i+1][j+1] + 1
-			} else {
-				l[i][j] = max(l[i+1][j], l[i][j+1])
-			}
-		}
-	}
-	var ops []lineOp
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case a[i] == b[j]:
-			ops = append(ops, lineOp{opEqual, a[i]})
-			i, j = i+1, j+1
-		case l[i+1][j] >= l[i][j+1]:
-			ops = append(ops, lineOp{opDelete, a[i]})
-			i++
-		default:
-			ops = append(ops, lineOp{opInsert, b[j]})
-			j++
-		}
-	}
-	for ; i < n; i++ {
-		ops = append(ops, lineOp{opDelete, a[i]})
-	}
-	for ; j < m; j++ {
-		ops = append(ops, lineOp{opInsert, b[j]})
-	}
-	return ops
-}
-
-// hunks groups an edit script into hunks: each change with up to
-// contextLines unchanged lines on either side, changes closer than twice
-// that merged into one hunk.
-func hunks(ops []lineOp) [][]lineOp {
-	var out [][]lineOp
-	i := 0
-	for i < len(ops) {
-		// Find the next change.
-		for i < len(ops) && ops[i].kind == opEqual {
-			i++
-		}
-		if i == len(ops) {
-			break
-		}
-		// Changes closer than 2*contextLines were merged below, so this
-		// start never reaches back into the previous hunk.
-		start := max(i-contextLines, 0)
-		end := i
-		for end < len(ops) {
-			if ops[end].kind != opEqual {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == opEqual {
-				run++
-			}
-			if run == len(ops) || run-end > 2*contextLines {
-				end = min(end+contextLines, len(ops))
-				break
-			}
-			end = run
-		}
-		out = append(out, ops[start:end])
-		i = end
-	}
-	return out
 }
 
 // patchOp is one file operation of a parsed patch.
