@@ -10,5 +10,8 @@
 // subsequence; a middle too large to align cheaply is shown as one
 // replacement hunk, which is still correct, only less tidy.
 //
+// Lines and Hunks expose the edit script and its grouping, so other
+// formats (the Codex bridge's apply_patch envelopes) share the algorithm.
+//
 // Functions are pure and safe for concurrent use.
 package udiff
