@@ -64,6 +64,12 @@ type Options struct {
 	// ShutdownGrace bounds how long Serve waits for cancelled turns to end
 	// after the client disconnects.
 	ShutdownGrace time.Duration
+	// Prepare, when set, runs once before newAgent is called, while the
+	// connection already reads and decodes the editor's first request:
+	// slow set-up (cordis loads its configuration there) then overlaps
+	// that work instead of delaying it. Requests wait until it returns. If
+	// it fails, Serve answers nothing and returns its error.
+	Prepare func() error
 }
 
 // turn is a running session/prompt.
@@ -87,8 +93,8 @@ type Server struct {
 	turns       map[string]*turn // by session id: the latest turn
 	wg          sync.WaitGroup
 	baseCtx     context.Context
-	// ready is closed once agent and client are set; the read loop starts
-	// inside NewConn, before they can be.
+	// ready is closed once agent and client are set, or Prepare failed
+	// (agent nil); the read loop starts inside NewConn, before they can be.
 	ready chan struct{}
 }
 
@@ -114,6 +120,13 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx, ready: make(chan struct{})}
 	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{opts.Logger}))
 	s.client = streamClient(conn, stream)
+	if opts.Prepare != nil {
+		if err := opts.Prepare(); err != nil {
+			close(s.ready) // Handle sees no agent and answers nothing
+			conn.Close()
+			return err
+		}
+	}
 	s.agent = newAgent(s.client)
 	close(s.ready)
 
@@ -137,6 +150,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 // Handle implements jsonrpc2.Handler. It runs on the read goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	<-s.ready
+	if s.agent == nil {
+		return // Prepare failed: Serve is returning its error
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic in ACP handler", "method", req.Method, "panic", p, "stack", string(debug.Stack()))

@@ -7,10 +7,18 @@ import (
 	"strings"
 )
 
-// exactMatcher is the set of characters that make a matcher an exact name
-// list in Codex: letters, digits, '_' and the '|' separator. Anything else
-// (a hyphen, a comma, '.', '^', ...) makes it a regular expression.
-var exactMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+// isExactMatcher reports whether raw only uses the characters that make a
+// matcher an exact name list in Codex: letters, digits, '_' and the '|'
+// separator. Anything else (a hyphen, a comma, '.', '^', ...) makes it a
+// regular expression.
+func isExactMatcher(raw string) bool {
+	for _, c := range []byte(raw) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '|') {
+			return false
+		}
+	}
+	return raw != ""
+}
 
 // matcher decides which values (tool names, a SessionStart source, ...) a
 // matcher group applies to, with Codex's rules: "", "*" or no matcher
@@ -30,7 +38,7 @@ func compileMatcher(raw string) (*matcher, error) {
 	switch {
 	case raw == "" || raw == "*":
 		m.all = true
-	case exactMatcher.MatchString(raw):
+	case isExactMatcher(raw):
 		for _, name := range strings.Split(raw, "|") {
 			if name != "" {
 				m.exact = append(m.exact, name)

@@ -125,17 +125,26 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadAgentConfig(f.config, stateDir, logger)
-	if err != nil {
-		return err
+	// The configuration loads while the server already reads the editor's
+	// first request (acp.Options.Prepare): the two overlap on start-up's
+	// critical path. A broken configuration still ends cordis before it
+	// answers anything.
+	var cfg *loop.Config
+	prepare := func() error {
+		var err error
+		if cfg, err = loadAgentConfig(f.config, stateDir, logger); err != nil {
+			return err
+		}
+		cfg.Version = currentVersion()
+		cfg.Logger = logger
+		logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
+		return nil
 	}
-	cfg.Version = currentVersion()
-	cfg.Logger = logger
-	logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
+	newAgent := func(c *acp.Client) acp.Agent { return loop.New(*cfg)(c) }
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	err = acp.Serve(ctx, stdin, stdout, loop.New(*cfg), acp.Options{Logger: logger})
+	err = acp.Serve(ctx, stdin, stdout, newAgent, acp.Options{Logger: logger, Prepare: prepare})
 	// Whatever a command left behind outside its process group dies with
 	// the agent (each command's own leftovers are already gone).
 	subproc.ReapOrphans()

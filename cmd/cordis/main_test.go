@@ -75,16 +75,21 @@ func TestCLIErrorsAreOneLineAndNonZero(t *testing.T) {
 	field := filepath.Join(dir, "field.yml")
 	os.WriteFile(field, []byte("- id: llm\n  name: llm/anthropic\n  config: {model: m, modle: x}\n"), 0o644)
 	tests := []struct {
-		name string
-		args []string
-		want string
+		name  string
+		args  []string
+		want  string
+		stdin string
 	}{
-		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"plugin typo", []string{"acp", "--config", typo}, `unknown plugin "llm/antropic" (did you mean "llm/anthropic"?`},
-		{"field typo", []string{"acp", "--config", field}, `unknown field "modle"`},
-		{"missing config", []string{"acp", "--config", filepath.Join(dir, "nope.yml")}, "nope.yml"},
-		{"bad flag", []string{"acp", "--frob"}, "frob"},
-		{"bad log level", []string{"acp", "--log-level", "loud"}, "--log-level"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`, ""},
+		{"plugin typo", []string{"acp", "--config", typo}, `unknown plugin "llm/antropic" (did you mean "llm/anthropic"?`, ""},
+		{"field typo", []string{"acp", "--config", field}, `unknown field "modle"`, ""},
+		// The configuration loads while the first request is read: it is
+		// still never answered.
+		{"plugin typo after initialize", []string{"acp", "--config", typo}, `unknown plugin "llm/antropic"`,
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n"},
+		{"missing config", []string{"acp", "--config", filepath.Join(dir, "nope.yml")}, "nope.yml", ""},
+		{"bad flag", []string{"acp", "--frob"}, "frob", ""},
+		{"bad log level", []string{"acp", "--log-level", "loud"}, "--log-level", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +97,7 @@ func TestCLIErrorsAreOneLineAndNonZero(t *testing.T) {
 			cmd.Env = isolatedEnv(t, "")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			cmd.Stdin = strings.NewReader("")
+			cmd.Stdin = strings.NewReader(tt.stdin)
 			err := cmd.Run()
 			if err == nil {
 				t.Fatal("exit status 0")

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cordis-agent/cordis/hooks"
 )
@@ -42,53 +43,54 @@ type pattern struct {
 // patternSetNames are the built-in sets, in the order they apply.
 var patternSetNames = []string{"private-keys", "api-keys", "tokens", "emails"}
 
-func patternSet(name string) []pattern {
+// builtinPatternSets compiles the built-in sets once, on first use rather
+// than when the hooks are registered: the regular expressions take a
+// quarter of a millisecond, which the agent's start-up should not pay
+// (BENCHMARKS.md).
+var builtinPatternSets = sync.OnceValue(func() map[string][]pattern {
 	p := func(label, re string, hints ...string) pattern {
 		return pattern{name: label, re: regexp.MustCompile(re), repl: "[REDACTED:" + label + "]", hints: hints}
 	}
-	switch name {
-	case "private-keys":
-		return []pattern{p("private-key", `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`, "private key")}
-	case "api-keys":
-		return []pattern{
+	assign := p("token", `(?i)(\b(?:api[_-]?key|access[_-]?key|secret[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)[^\s"'&;,\[][^\s"'&;,]{7,}`, "key", "secret", "token", "passw")
+	assign.repl = "${1}[REDACTED:token]"
+	email := p("email", `\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`, "@")
+	email.keep = func(m string) bool { return strings.HasPrefix(m, "git@") }
+	return map[string][]pattern{
+		"private-keys": {p("private-key", `-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`, "private key")},
+		"api-keys": {
 			p("api-key", `\bsk-ant-[A-Za-z0-9_-]{20,}`, "sk-ant-"),
 			p("api-key", `\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`, "sk-"),
 			p("api-key", `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, "akia", "asia"),
 			p("api-key", `\bAIza[0-9A-Za-z_-]{35}`, "aiza"),
-		}
-	case "tokens":
-		assign := p("token", `(?i)(\b(?:api[_-]?key|access[_-]?key|secret[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["']?)[^\s"'&;,\[][^\s"'&;,]{7,}`, "key", "secret", "token", "passw")
-		assign.repl = "${1}[REDACTED:token]"
-		return []pattern{
+		},
+		"tokens": {
 			p("token", `\bgh[pousr]_[A-Za-z0-9]{30,}`, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
 			p("token", `\bgithub_pat_[A-Za-z0-9_]{22,}`, "github_pat_"),
 			p("token", `\bxox[abposr]-[A-Za-z0-9-]{10,}`, "xox"),
 			p("token", `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, "eyj"),
 			p("token", `(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}`, "bearer"),
 			assign,
-		}
-	case "emails":
-		e := p("email", `\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`, "@")
-		e.keep = func(m string) bool { return strings.HasPrefix(m, "git@") }
-		return []pattern{e}
+		},
+		"emails": {email},
 	}
-	return nil
-}
+})
 
-// redactor replaces secrets in text and in JSON tool input.
+// redactor replaces secrets in text and in JSON tool input. Its patterns
+// are assembled on first use (see builtinPatternSets); configuration
+// errors are found when it is built.
 type redactor struct {
-	patterns []pattern
+	patterns func() []pattern
+	none     bool // no pattern is configured
 }
 
 func newRedactor(cfg InputSanitizeConfig) (*redactor, error) {
-	r := &redactor{}
-	for _, name := range cfg.Redact {
-		set := patternSet(name)
-		if set == nil {
+	sets := slices.Clone(cfg.Redact)
+	for _, name := range sets {
+		if !slices.Contains(patternSetNames, name) {
 			return nil, fmt.Errorf("redact: unknown pattern set %q (valid: %s)", name, strings.Join(patternSetNames, ", "))
 		}
-		r.patterns = append(r.patterns, set...)
 	}
+	var extra []pattern
 	for i, pc := range cfg.Patterns {
 		if pc.Name == "" || pc.Regex == "" {
 			return nil, fmt.Errorf("patterns[%d]: name and regex are required", i)
@@ -100,9 +102,15 @@ func newRedactor(cfg InputSanitizeConfig) (*redactor, error) {
 		if re.MatchString("") {
 			return nil, fmt.Errorf("patterns[%d] (%s): the pattern matches the empty string", i, pc.Name)
 		}
-		r.patterns = append(r.patterns, pattern{name: pc.Name, re: re, repl: "[REDACTED:" + pc.Name + "]"})
+		extra = append(extra, pattern{name: pc.Name, re: re, repl: "[REDACTED:" + pc.Name + "]"})
 	}
-	return r, nil
+	return &redactor{patterns: sync.OnceValue(func() []pattern {
+		var all []pattern
+		for _, name := range sets {
+			all = append(all, builtinPatternSets()[name]...)
+		}
+		return append(all, extra...)
+	}), none: len(sets) == 0 && len(extra) == 0}, nil
 }
 
 // hinted reports whether lower (a lower-cased text) holds one of p's
@@ -123,8 +131,9 @@ func (p *pattern) hinted(lower string) bool {
 func (r *redactor) String(s string) (string, bool) {
 	changed := false
 	lower := strings.ToLower(s)
-	for i := range r.patterns {
-		p := &r.patterns[i]
+	patterns := r.patterns()
+	for i := range patterns {
+		p := &patterns[i]
 		if !p.hinted(lower) || !p.re.MatchString(s) {
 			continue
 		}
@@ -152,11 +161,12 @@ func (r *redactor) String(s string) (string, bool) {
 func (r *redactor) JSON(raw json.RawMessage) json.RawMessage {
 	suspect := hiddenEscape(raw) // an escape could hide a secret from the raw scan
 	lower := strings.ToLower(string(raw))
-	for i := range r.patterns {
+	patterns := r.patterns()
+	for i := range patterns {
 		if suspect {
 			break
 		}
-		p := &r.patterns[i]
+		p := &patterns[i]
 		suspect = p.hinted(lower) && p.re.Match(raw)
 	}
 	if !suspect {
@@ -231,7 +241,7 @@ func (r *redactor) walk(v any) (any, bool) {
 // runs: the tool, the permission question and every later hook see the
 // redacted input.
 func inputSanitizeHooks(cfg InputSanitizeConfig, r *redactor) []registration {
-	if len(r.patterns) == 0 {
+	if r.none {
 		return nil
 	}
 	skip := slices.Clone(cfg.SkipTools)

@@ -2,11 +2,22 @@ package commands
 
 import (
 	"os"
-	"regexp"
 	"strings"
 )
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9:_-]+$`)
+// validName reports whether name is non-empty and only uses
+// [a-zA-Z0-9:_-].
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == ':' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Parse splits prompt text into a command name and its arguments. It
 // reports false for anything that is not a command: text not starting
@@ -24,7 +35,7 @@ func Parse(text string, exists func(path string) bool) (name, args string, ok bo
 	} else {
 		name, args = rest[:end], strings.TrimSpace(rest[end:])
 	}
-	if !namePattern.MatchString(name) {
+	if !validName(name) {
 		return "", "", false
 	}
 	if exists == nil {

@@ -288,7 +288,7 @@ func loadDir(d sourceDir) ([]Command, []LoadError) {
 }
 
 func loadFile(path, name string, source Source) (*Prompt, error) {
-	if !namePattern.MatchString(name) {
+	if !validName(name) {
 		return nil, fmt.Errorf("command name %q may only use letters, digits, ':', '_' and '-'", name)
 	}
 	data, err := os.ReadFile(path)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -34,12 +35,19 @@ type Expander struct {
 var ErrShellDenied = errors.New("the command's shell commands were not approved, so it did not run")
 
 var (
-	positional  = regexp.MustCompile(`\$([1-9])`)
-	fileBraced  = regexp.MustCompile(`@\{([^}\n]+)\}`)
-	fileClaude  = regexp.MustCompile(`(^|[\s(])@([A-Za-z0-9_./~-][^\s)]*)`)
-	shellBraced = regexp.MustCompile(`!\{([^}\n]+)\}`)
-	shellClaude = regexp.MustCompile("!`([^`\n]+)`")
+	positional  = lazyRegexp(`\$([1-9])`)
+	fileBraced  = lazyRegexp(`@\{([^}\n]+)\}`)
+	fileClaude  = lazyRegexp(`(^|[\s(])@([A-Za-z0-9_./~-][^\s)]*)`)
+	shellBraced = lazyRegexp(`!\{([^}\n]+)\}`)
+	shellClaude = lazyRegexp("!`([^`\n]+)`")
 )
+
+// lazyRegexp compiles expr on first use: compiling at package
+// initialisation would add to every start of the agent, which answers the
+// editor before it expands any template.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Expand returns the template with args and the referenced files and
 // command outputs substituted.
@@ -54,11 +62,11 @@ func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error
 		}
 		return text
 	}
-	out = fileBraced.ReplaceAllStringFunc(out, func(m string) string {
-		return include(fileBraced.FindStringSubmatch(m)[1])
+	out = fileBraced().ReplaceAllStringFunc(out, func(m string) string {
+		return include(fileBraced().FindStringSubmatch(m)[1])
 	})
-	out = fileClaude.ReplaceAllStringFunc(out, func(m string) string {
-		sm := fileClaude.FindStringSubmatch(m)
+	out = fileClaude().ReplaceAllStringFunc(out, func(m string) string {
+		sm := fileClaude().FindStringSubmatch(m)
 		return sm[1] + include(sm[2])
 	})
 	if fileErr != nil {
@@ -66,7 +74,7 @@ func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error
 	}
 
 	var cmds []string
-	for _, re := range []*regexp.Regexp{shellBraced, shellClaude} {
+	for _, re := range []*regexp.Regexp{shellBraced(), shellClaude()} {
 		for _, m := range re.FindAllStringSubmatch(out, -1) {
 			cmds = append(cmds, strings.TrimSpace(m[1]))
 		}
@@ -89,8 +97,8 @@ func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error
 		}
 		return res
 	}
-	out = shellBraced.ReplaceAllStringFunc(out, func(m string) string { return run(shellBraced.FindStringSubmatch(m)[1]) })
-	out = shellClaude.ReplaceAllStringFunc(out, func(m string) string { return run(shellClaude.FindStringSubmatch(m)[1]) })
+	out = shellBraced().ReplaceAllStringFunc(out, func(m string) string { return run(shellBraced().FindStringSubmatch(m)[1]) })
+	out = shellClaude().ReplaceAllStringFunc(out, func(m string) string { return run(shellClaude().FindStringSubmatch(m)[1]) })
 	if shellErr != nil {
 		return "", shellErr
 	}
@@ -102,9 +110,9 @@ func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error
 // the arguments appended, so `/review focus on errors` is never lost.
 func expandArgs(tmpl, args string) string {
 	words := splitArgs(args)
-	used := strings.Contains(tmpl, "$ARGUMENTS") || positional.MatchString(tmpl)
+	used := strings.Contains(tmpl, "$ARGUMENTS") || positional().MatchString(tmpl)
 	out := strings.ReplaceAll(tmpl, "$ARGUMENTS", args)
-	out = positional.ReplaceAllStringFunc(out, func(m string) string {
+	out = positional().ReplaceAllStringFunc(out, func(m string) string {
 		i, _ := strconv.Atoi(m[1:])
 		if i <= len(words) {
 			return words[i-1]

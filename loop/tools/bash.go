@@ -59,7 +59,7 @@ func (bashTool) Description() string {
 - Standard input is empty: interactive commands will not get answers.`
 }
 
-func (bashTool) Schema() json.RawMessage { return bashSpec.schema }
+func (bashTool) Schema() json.RawMessage { return bashSpec.schema() }
 func (bashTool) Kind() Kind              { return KindExecute }
 func (bashTool) ReadOnly() bool          { return false }
 

@@ -31,7 +31,7 @@ func (editTool) Description() string {
 - Set replace_all to change every occurrence, for example to rename a variable.`
 }
 
-func (editTool) Schema() json.RawMessage { return editSpec.schema }
+func (editTool) Schema() json.RawMessage { return editSpec.schema() }
 func (editTool) Kind() Kind              { return KindEdit }
 func (editTool) ReadOnly() bool          { return false }
 

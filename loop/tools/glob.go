@@ -41,7 +41,7 @@ func (globTool) Description() string {
 - Use Grep to search file contents.`
 }
 
-func (globTool) Schema() json.RawMessage { return globSpec.schema }
+func (globTool) Schema() json.RawMessage { return globSpec.schema() }
 func (globTool) Kind() Kind              { return KindSearch }
 func (globTool) ReadOnly() bool          { return true }
 

@@ -118,7 +118,7 @@ func (grepTool) Description() string {
 - Files excluded by .gitignore, the .git directory and binary files are skipped.`
 }
 
-func (grepTool) Schema() json.RawMessage { return grepSpec.schema }
+func (grepTool) Schema() json.RawMessage { return grepSpec.schema() }
 func (grepTool) Kind() Kind              { return KindSearch }
 func (grepTool) ReadOnly() bool          { return true }
 

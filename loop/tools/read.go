@@ -49,7 +49,7 @@ func (readTool) Description() string {
 - Reading several files at once (several calls in one response) is encouraged.`
 }
 
-func (readTool) Schema() json.RawMessage { return readSpec.schema }
+func (readTool) Schema() json.RawMessage { return readSpec.schema() }
 func (readTool) Kind() Kind              { return KindRead }
 func (readTool) ReadOnly() bool          { return true }
 

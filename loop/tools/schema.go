@@ -6,21 +6,35 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/invopop/jsonschema"
 )
 
-// inputSpec is the generated schema of one input struct and the JSON names
-// of its fields, derived once at package initialisation.
-type inputSpec struct {
+// inputSpec gives the generated schema of one input struct and the JSON
+// names of its fields. It reflects on first use, not at package
+// initialisation: reflecting all the tools costs about a millisecond, which
+// a process that only answers initialize should not pay (BENCHMARKS.md).
+// Safe for concurrent use.
+type inputSpec func() reflectedSpec
+
+type reflectedSpec struct {
 	schema json.RawMessage
 	fields []string
 }
 
-// specFor reflects T into an inline object schema without $schema or $id
-// and with additionalProperties false. It panics on a programming error
-// (a schema that does not marshal).
+// schema is the input's JSON Schema.
+func (s inputSpec) schema() json.RawMessage { return s().schema }
+
+// specFor returns the lazily reflected spec of T: an inline object schema
+// without $schema or $id and with additionalProperties false. The first
+// use panics on a programming error (a schema that does not marshal);
+// TestSchemaGoldens reflects every tool.
 func specFor[T any]() inputSpec {
+	return sync.OnceValue(reflectSpec[T])
+}
+
+func reflectSpec[T any]() reflectedSpec {
 	r := jsonschema.Reflector{DoNotReference: true, Anonymous: true}
 	s := r.Reflect(new(T))
 	s.Version = ""
@@ -37,7 +51,7 @@ func specFor[T any]() inputSpec {
 	if len(fields) == 0 {
 		panic(fmt.Sprintf("tools: schema for %T has no properties", *new(T)))
 	}
-	return inputSpec{schema: b, fields: fields}
+	return reflectedSpec{schema: b, fields: fields}
 }
 
 // decode fills v from the raw input strictly: the input must be one JSON
@@ -53,9 +67,10 @@ func (s inputSpec) decode(tool string, input json.RawMessage, v any) error {
 	if err := json.Unmarshal(trimmed, &keys); err != nil {
 		return fmt.Errorf("%s: invalid input: the input must be a JSON object (%v)", tool, err)
 	}
+	fields := s().fields
 	var unknown []string
 	for k := range keys {
-		if !slices.Contains(s.fields, k) {
+		if !slices.Contains(fields, k) {
 			unknown = append(unknown, fmt.Sprintf("%q", k))
 		}
 	}
@@ -66,7 +81,7 @@ func (s inputSpec) decode(tool string, input json.RawMessage, v any) error {
 			word = "fields"
 		}
 		return fmt.Errorf("%s: unknown input %s %s (accepted: %s)", tool, word,
-			strings.Join(unknown, ", "), strings.Join(s.fields, ", "))
+			strings.Join(unknown, ", "), strings.Join(fields, ", "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()

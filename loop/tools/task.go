@@ -22,7 +22,7 @@ func (taskTool) Description() string {
 - Several Task calls in one response run concurrently.`
 }
 
-func (taskTool) Schema() json.RawMessage { return taskSpec.schema }
+func (taskTool) Schema() json.RawMessage { return taskSpec.schema() }
 func (taskTool) Kind() Kind              { return KindThink }
 
 // ReadOnly is true: starting a subagent changes nothing by itself, and the

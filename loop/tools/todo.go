@@ -28,7 +28,7 @@ Use it for work with three or more distinct steps, when the user gives several t
 - Only mark an item completed when it is fully done; if you hit an error or a blocker, keep it in_progress and add an item for what must be resolved.`
 }
 
-func (todoWriteTool) Schema() json.RawMessage { return todoSpec.schema }
+func (todoWriteTool) Schema() json.RawMessage { return todoSpec.schema() }
 func (todoWriteTool) Kind() Kind              { return KindThink }
 func (todoWriteTool) ReadOnly() bool          { return true }
 

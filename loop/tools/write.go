@@ -27,7 +27,7 @@ func (writeTool) Description() string {
 - Create new files only when the task needs them; do not write documentation files unless asked.`
 }
 
-func (writeTool) Schema() json.RawMessage { return writeSpec.schema }
+func (writeTool) Schema() json.RawMessage { return writeSpec.schema() }
 func (writeTool) Kind() Kind              { return KindEdit }
 func (writeTool) ReadOnly() bool          { return false }
 

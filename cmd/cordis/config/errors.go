@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -56,8 +55,6 @@ var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
 
 func singleLine(s string) string { return lineBreaks.Replace(s) }
 
-var yamlLinePrefix = regexp.MustCompile(`^line (\d+): `)
-
 // yamlError turns a yaml.v3 parse or decode error into an *Error, lifting the
 // "line N:" that yaml.v3 embeds in its messages into Line.
 func yamlError(err error, file string, fallbackLine int) *Error {
@@ -71,11 +68,8 @@ func yamlError(err error, file string, fallbackLine int) *Error {
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	line := fallbackLine
-	if m := yamlLinePrefix.FindStringSubmatch(msg); m != nil {
-		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
-			line = n
-		}
-		msg = msg[len(m[0]):]
+	if n, rest, ok := cutLinePrefix(msg); ok {
+		line, msg = n, rest
 		if parserProblems[msg] {
 			line++
 		}
@@ -110,4 +104,18 @@ func describeReadError(err error) string {
 		return pathErr.Err.Error()
 	}
 	return err.Error()
+}
+
+// cutLinePrefix splits yaml.v3's "line N: " off msg.
+func cutLinePrefix(msg string) (line int, rest string, ok bool) {
+	after, found := strings.CutPrefix(msg, "line ")
+	if !found {
+		return 0, msg, false
+	}
+	num, rest, found := strings.Cut(after, ": ")
+	n, err := strconv.Atoi(num)
+	if !found || err != nil || n < 0 || strings.HasPrefix(num, "+") {
+		return 0, msg, false
+	}
+	return n, rest, true
 }

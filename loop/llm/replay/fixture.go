@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -53,10 +52,42 @@ type Call struct {
 	Response []byte // NNN.response.sse
 }
 
-var (
-	conversationName = regexp.MustCompile(`^[0-9]{2}-[a-z][a-z0-9-]*$`)
-	callFile         = regexp.MustCompile(`^([0-9]{3})\.(request\.json|response\.sse)$`)
-)
+// isConversationName reports whether name is NN-name: two digits, a dash,
+// then a lower-case letter followed by [a-z0-9-].
+func isConversationName(name string) bool {
+	if len(name) < 4 || !isDigits(name[:2]) || name[2] != '-' || !('a' <= name[3] && name[3] <= 'z') {
+		return false
+	}
+	for _, c := range []byte(name[4:]) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// splitCallFile splits NNN.request.json or NNN.response.sse into the call
+// number and the kind; ok is false for any other name.
+func splitCallFile(name string) (n int, kind string, ok bool) {
+	if len(name) < 4 || !isDigits(name[:3]) || name[3] != '.' {
+		return 0, "", false
+	}
+	switch kind = name[4:]; kind {
+	case "request.json", "response.sse":
+		n, _ = strconv.Atoi(name[:3])
+		return n, kind, true
+	}
+	return 0, "", false
+}
+
+func isDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // CallFile names call n (1-based) of a conversation.
 func CallFile(n int, kind string) string {
@@ -92,7 +123,7 @@ func load(dir string, authored bool) (*Fixture, error) {
 	for _, e := range entries { // ReadDir sorts by name: binding order
 		switch {
 		case e.Name() == MetaFile:
-		case e.IsDir() && conversationName.MatchString(e.Name()):
+		case e.IsDir() && isConversationName(e.Name()):
 			c, err := loadConversation(filepath.Join(dir, e.Name()), authored)
 			if err != nil {
 				return nil, err
@@ -143,11 +174,10 @@ func loadConversation(dir string, authored bool) (*Conversation, error) {
 	seen := map[int]map[string][]byte{}
 	maxN := 0
 	for _, e := range entries {
-		m := callFile.FindStringSubmatch(e.Name())
-		if m == nil || e.IsDir() {
+		n, kind, ok := splitCallFile(e.Name())
+		if !ok || e.IsDir() {
 			return nil, fmt.Errorf("replay: unexpected %s in %s (want NNN.request.json and NNN.response.sse)", e.Name(), dir)
 		}
-		n, _ := strconv.Atoi(m[1])
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
@@ -155,7 +185,7 @@ func loadConversation(dir string, authored bool) (*Conversation, error) {
 		if seen[n] == nil {
 			seen[n] = map[string][]byte{}
 		}
-		seen[n][m[2]] = data
+		seen[n][kind] = data
 		maxN = max(maxN, n)
 	}
 	for n := 1; n <= maxN; n++ {
