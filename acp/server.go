@@ -149,9 +149,10 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 
 // Handle implements jsonrpc2.Handler. It runs on the read goroutine.
 func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	<-s.ready
-	if s.agent == nil {
-		return // Prepare failed: Serve is returning its error
+	// initialize decodes its params before it waits, so that decoding
+	// overlaps Options.Prepare on start-up's critical path.
+	if (req.Notif || req.Method != MethodInitialize) && !s.waitReady() {
+		return
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -166,7 +167,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return
 	}
 	result, err := s.handleRequest(ctx, conn, req)
-	if errors.Is(err, errAsync) {
+	if errors.Is(err, errAsync) || errors.Is(err, errNoAgent) {
 		return
 	}
 	if err != nil {
@@ -184,6 +185,17 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 
 // errAsync marks a request answered later by its own goroutine.
 var errAsync = errors.New("answered asynchronously")
+
+// errNoAgent marks a request left unanswered because Options.Prepare
+// failed and Serve is returning.
+var errNoAgent = errors.New("no agent")
+
+// waitReady waits until Serve has set the agent up and reports whether it
+// has one.
+func (s *Server) waitReady() bool {
+	<-s.ready
+	return s.agent != nil
+}
 
 func openedSession(method string, result any) string {
 	switch method {
@@ -210,7 +222,11 @@ func (r *loadResult) MarshalJSON() ([]byte, error) {
 func (s *Server) handleRequest(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 	if req.Method == MethodInitialize {
 		var p InitializeRequest
-		if err := decodeParams(req, &p, "protocolVersion"); err != nil {
+		err := decodeParams(req, &p, "protocolVersion")
+		if !s.waitReady() {
+			return nil, errNoAgent
+		}
+		if err != nil {
 			return nil, err
 		}
 		resp, err := s.agent.Initialize(ctx, &p)

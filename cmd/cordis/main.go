@@ -125,21 +125,23 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The configuration loads while the server already reads the editor's
-	// first request (acp.Options.Prepare): the two overlap on start-up's
-	// critical path. A broken configuration still ends cordis before it
-	// answers anything.
+	// The configuration loads on its own goroutine while the signal
+	// handlers are set up and the server starts reading the editor's first
+	// request; the server waits for it (acp.Options.Prepare) before it
+	// answers. Start-up's critical path is shorter by the overlap, and a
+	// broken configuration still ends cordis before it answers anything.
 	var cfg *loop.Config
-	prepare := func() error {
+	loaded := make(chan error, 1)
+	go func() {
 		var err error
-		if cfg, err = loadAgentConfig(f.config, stateDir, logger); err != nil {
-			return err
+		if cfg, err = loadAgentConfig(f.config, stateDir, logger); err == nil {
+			cfg.Version = currentVersion()
+			cfg.Logger = logger
+			logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
 		}
-		cfg.Version = currentVersion()
-		cfg.Logger = logger
-		logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
-		return nil
-	}
+		loaded <- err
+	}()
+	prepare := func() error { return <-loaded }
 	newAgent := func(c *acp.Client) acp.Agent { return loop.New(*cfg)(c) }
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -372,3 +372,11 @@ func TestBinaryPromptThenCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginConfigTypes: every plugin's config type decodes as the config
+// package requires (Register leaves this to Check, to keep start-up short).
+func TestPluginConfigTypes(t *testing.T) {
+	if err := newRegistry().Check(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -29,8 +29,11 @@ type registration struct {
 // `jsonschema:"required,description=..."` tags refine the schema. description
 // is a one-line summary shown in the schema.
 //
-// Register panics on an empty or duplicate name or an unusable config type:
-// these are programming errors, found by the first test that builds the registry.
+// Register panics on an empty or duplicate name or a newConfig that does not
+// return a pointer to a struct: these are programming errors, found by the
+// first test that builds the registry. The fields are checked by Check,
+// which Schema runs, not here: walking every config type by reflection on
+// each start of the agent would delay its first answer.
 func (r *Registry) Register(name string, newConfig func() any, description string) {
 	if name == "" || strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' }) {
 		panic(fmt.Sprintf("config: Register(%q): a plugin name must be non-empty and without spaces", name))
@@ -46,13 +49,23 @@ func (r *Registry) Register(name string, newConfig func() any, description strin
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || reflect.ValueOf(prototype).IsNil() {
 		panic(fmt.Sprintf("config: Register(%q): newConfig must return a non-nil pointer to a struct, not %T", name, prototype))
 	}
-	if err := validateConfigType(t.Elem(), nil); err != nil {
-		panic(fmt.Sprintf("config: Register(%q): %v", name, err))
-	}
 	if r.plugins == nil {
 		r.plugins = make(map[string]*registration)
 	}
 	r.plugins[name] = &registration{newConfig: newConfig, description: description, configType: t.Elem()}
+}
+
+// Check reports the first registered config type that cannot be decoded
+// as Register documents (a field without a yaml tag, a key defined twice,
+// a recursive type, a field of a kind YAML cannot set, ...), naming the
+// plugin. Programs test it once over their registry.
+func (r *Registry) Check() error {
+	for _, name := range r.Names() {
+		if err := validateConfigType(r.plugins[name].configType, nil); err != nil {
+			return fmt.Errorf("config: plugin %q: %v", name, err)
+		}
+	}
+	return nil
 }
 
 // Names returns the registered plugin names, sorted.

@@ -92,38 +92,56 @@ func TestRegisterRejectsUnusableTypes(t *testing.T) {
 		name      string
 		plugin    string
 		newConfig func() any
-		wantPanic string // substring; "" means no panic
+		wantPanic string // from Register; substring, "" means no panic
+		wantCheck string // from Check; substring, "" means no error
 	}{
-		{"inline and skipped fields", "ok/inline", func() any { return &inlined{} }, ""},
-		{"empty config", "ok/empty", func() any { return &struct{}{} }, ""},
-		{"empty name", "", func() any { return &struct{}{} }, "non-empty"},
-		{"name with space", "llm anthropic", func() any { return &struct{}{} }, "without spaces"},
-		{"duplicate", "llm/anthropic", func() any { return &struct{}{} }, "registered twice"},
-		{"nil constructor", "x/nil", nil, "newConfig is nil"},
-		{"not a pointer", "x/value", func() any { return untagged{} }, "pointer to a struct"},
-		{"nil pointer", "x/nilptr", func() any { return (*untagged)(nil) }, "pointer to a struct"},
-		{"untagged field", "x/untagged", func() any { return &untagged{} }, "untagged.Model: needs a yaml tag"},
-		{"nested untagged field", "x/nested", func() any { return &nestedUntagged{} }, "Attempts: needs a yaml tag"},
-		{"recursive", "x/recursive", func() any { return &recursive{} }, "recursive"},
-		{"func field", "x/func", func() any { return &withFunc{} }, "cannot be configured"},
-		{"inline map", "x/inlinemap", func() any { return &inlineMap{} }, "only structs can be inlined"},
-		{"duplicate keys", "x/dupkeys", func() any { return &duplicateKeys{} }, `key "x" is defined twice`},
+		{"inline and skipped fields", "ok/inline", func() any { return &inlined{} }, "", ""},
+		{"empty config", "ok/empty", func() any { return &struct{}{} }, "", ""},
+		{"empty name", "", func() any { return &struct{}{} }, "non-empty", ""},
+		{"name with space", "llm anthropic", func() any { return &struct{}{} }, "without spaces", ""},
+		{"duplicate", "llm/anthropic", func() any { return &struct{}{} }, "registered twice", ""},
+		{"nil constructor", "x/nil", nil, "newConfig is nil", ""},
+		{"not a pointer", "x/value", func() any { return untagged{} }, "pointer to a struct", ""},
+		{"nil pointer", "x/nilptr", func() any { return (*untagged)(nil) }, "pointer to a struct", ""},
+		{"untagged field", "x/untagged", func() any { return &untagged{} }, "", "untagged.Model: needs a yaml tag"},
+		{"nested untagged field", "x/nested", func() any { return &nestedUntagged{} }, "", "Attempts: needs a yaml tag"},
+		{"recursive", "x/recursive", func() any { return &recursive{} }, "", "recursive"},
+		{"func field", "x/func", func() any { return &withFunc{} }, "", "cannot be configured"},
+		{"inline map", "x/inlinemap", func() any { return &inlineMap{} }, "", "only structs can be inlined"},
+		{"duplicate keys", "x/dupkeys", func() any { return &duplicateKeys{} }, "", `key "x" is defined twice`},
 	}
-	reg := testRegistry()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				switch {
-				case tt.wantPanic == "" && r != nil:
-					t.Fatalf("Register panicked: %v", r)
-				case tt.wantPanic != "" && r == nil:
-					t.Fatalf("Register did not panic, want %q", tt.wantPanic)
-				case r != nil && !strings.Contains(r.(string), tt.wantPanic):
-					t.Fatalf("Register panicked with %q, want it to mention %q", r, tt.wantPanic)
-				}
+			reg := testRegistry()
+			if err := reg.Check(); err != nil {
+				t.Fatalf("the test registry fails Check: %v", err)
+			}
+			func() {
+				defer func() {
+					r := recover()
+					switch {
+					case tt.wantPanic == "" && r != nil:
+						t.Fatalf("Register panicked: %v", r)
+					case tt.wantPanic != "" && r == nil:
+						t.Fatalf("Register did not panic, want %q", tt.wantPanic)
+					case r != nil && !strings.Contains(r.(string), tt.wantPanic):
+						t.Fatalf("Register panicked with %q, want it to mention %q", r, tt.wantPanic)
+					}
+				}()
+				reg.Register(tt.plugin, tt.newConfig, "")
 			}()
-			reg.Register(tt.plugin, tt.newConfig, "")
+			err := reg.Check()
+			switch {
+			case tt.wantCheck == "" && err != nil:
+				t.Fatalf("Check: %v", err)
+			case tt.wantCheck != "" && (err == nil || !strings.Contains(err.Error(), tt.wantCheck) || !strings.Contains(err.Error(), tt.plugin)):
+				t.Fatalf("Check = %v, want an error naming %q and mentioning %q", err, tt.plugin, tt.wantCheck)
+			}
+			if tt.wantCheck != "" {
+				if _, err := reg.Schema(); err == nil {
+					t.Fatal("Schema succeeded over a registry that fails Check")
+				}
+			}
 		})
 	}
 }

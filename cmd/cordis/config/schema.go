@@ -17,6 +17,9 @@ import (
 // The schema checks the file as written, so a non-string option given as
 // ${VAR} is flagged by schema-aware editors although Load accepts it.
 func (r *Registry) Schema() ([]byte, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
 	names := r.Names()
 	reflector := &jsonschema.Reflector{
 		FieldNameTag: "yaml",
