@@ -3,8 +3,10 @@
 // makes their tools and prompts part of the session: tools as
 // mcp__<server>__<tool> (a tools.Tool that goes through the same seams,
 // permissions and hooks as the built-in ones), prompts as the slash
-// commands /mcp__<server>__<prompt>. The protocol is spoken by the official
-// Go SDK (github.com/modelcontextprotocol/go-sdk) as a client.
+// commands /mcp__<server>__<prompt>. The protocol is spoken by a small
+// client of the package's own (JSON-RPC 2.0 over the transports below), not
+// by the official Go SDK, whose package initialization would slow the
+// agent's start-up; the tests hold the client to the SDK's servers.
 //
 //	m := mcp.Start(ctx, []mcp.Spec{
 //		{Name: "github", Command: "github-mcp", Env: []string{"TOKEN=..."}, Dir: cwd},
@@ -19,9 +21,14 @@
 // the environment is a small allowlist of the agent's (PATH, HOME, ...)
 // plus the editor's entries, stdout is the protocol, stderr is captured
 // for error messages, and Close ends stdin, waits StopGrace, then signals
-// and kills the group. http (streamable HTTP) and sse servers get the
-// editor's headers on every request. cordis asks for protocol revision
-// 2025-11-25 and takes what the server negotiates.
+// and kills the group. http is streamable HTTP (a POST per message, the
+// answer as JSON or as an event stream, the server's session id echoed,
+// the session ended with DELETE on Close); sse is the HTTP+SSE transport of
+// 2024-11-05 (an event stream whose endpoint event, on the same origin,
+// names where to POST). Both get the editor's headers on every request.
+// cordis asks for protocol revision 2025-11-25 and accepts the revisions
+// from 2024-11-05 on that a server answers with; any other fails the
+// handshake. Servers may ask for the roots (Options.Roots) and ping.
 //
 // Failures never break the session. A server that cannot be started or
 // does not finish the handshake (and the first tools/list and prompts/list)
@@ -39,11 +46,11 @@
 // (no question in the default mode, allowed in plan mode).
 //
 // list_changed: a notifications/tools/list_changed (or prompts/...) marks
-// the server's list stale; the next Tools (or Commands) re-lists it. For
-// stdio and sse the mark is set on the connection's read path, so a
-// notification a server sends before a call's result is honoured by the
-// Tools call that follows that result (the model request after the tool
-// call).
+// the server's list stale; the next Tools (or Commands) re-lists it,
+// following nextCursor. The mark is set on the connection's read path, so
+// a notification a server sends before a call's result, on the same stream,
+// is honoured by the Tools call that follows that result (the model request
+// after the tool call).
 //
 // Concurrency: a Manager is safe for concurrent use. Start returns once
 // every server has connected or failed; Tools, Commands and Status may be

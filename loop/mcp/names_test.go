@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestNames(t *testing.T) {
@@ -57,7 +56,7 @@ func hashOf(server, remote string) string {
 }
 
 func TestParseArguments(t *testing.T) {
-	decl := []*sdk.PromptArgument{{Name: "repo", Required: true}, {Name: "pr", Required: true}, {Name: "message"}}
+	decl := []*PromptArgument{{Name: "repo", Required: true}, {Name: "pr", Required: true}, {Name: "message"}}
 	tests := []struct {
 		line    string
 		want    map[string]string

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/cordis-agent/cordis/loop/commands"
 )
 
 // promptCommand makes a server's prompt the slash command
 // /mcp__<server>__<prompt>. Running it fetches the prompt with the
 // arguments given and submits its text as the user's turn.
-func promptCommand(s *server, name string, p *sdk.Prompt) commands.Command {
+func promptCommand(s *server, name string, p *remotePrompt) commands.Command {
 	desc := strings.TrimSpace(p.Description)
 	if desc == "" {
 		desc = p.Title
@@ -41,7 +39,7 @@ func promptCommand(s *server, name string, p *sdk.Prompt) commands.Command {
 	}
 }
 
-func argumentHint(args []*sdk.PromptArgument) string {
+func argumentHint(args []*PromptArgument) string {
 	parts := make([]string, 0, len(args))
 	for _, a := range args {
 		if a == nil {
@@ -63,7 +61,7 @@ func argumentHint(args []*sdk.PromptArgument) string {
 // spaces, to the last argument filled by position. Tokens split on
 // whitespace; "double" or 'single' quotes keep spaces in a value. Missing
 // required arguments are an error.
-func ParseArguments(decl []*sdk.PromptArgument, line string) (map[string]string, error) {
+func ParseArguments(decl []*PromptArgument, line string) (map[string]string, error) {
 	tokens, err := tokenize(line)
 	if err != nil {
 		return nil, err
@@ -160,14 +158,14 @@ func tokenize(line string) ([]string, error) {
 
 // getPrompt fetches a prompt and flattens its messages to one text.
 func (s *server) getPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
-	cs, err := s.session()
+	c, err := s.session()
 	if err != nil {
 		return "", fmt.Errorf("the MCP server %q is not running: %v", s.spec.Name, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
 	defer cancel()
-	res, err := cs.GetPrompt(cctx, &sdk.GetPromptParams{Name: name, Arguments: args})
-	if err != nil {
+	var res promptResult
+	if err := c.call(cctx, "prompts/get", getPromptParams{Name: name, Arguments: args}, &res); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
@@ -184,7 +182,7 @@ func (s *server) getPrompt(ctx context.Context, name string, args map[string]str
 		if m == nil || m.Content == nil {
 			continue
 		}
-		text := resultOf(&sdk.CallToolResult{Content: []sdk.Content{m.Content}}).Text
+		text := resultOf(&callResult{Content: []content{*m.Content}}).Text
 		if m.Role == "assistant" {
 			text = "Assistant: " + text
 		}

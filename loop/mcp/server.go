@@ -4,27 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/cordis-agent/cordis/loop/tools/proc"
 )
-
-// protocolVersion is the MCP revision cordis asks for. It is pinned to the
-// last revision with the initialize handshake and session-wide list_changed
-// notifications, which every server in use speaks; servers may answer with
-// an older one.
-const protocolVersion = "2025-11-25"
 
 // server is one configured MCP server and its connection.
 type server struct {
@@ -36,10 +24,10 @@ type server struct {
 	toolsStale, promptsStale atomic.Bool
 
 	mu      sync.Mutex
-	cs      *sdk.ClientSession
+	c       *client
 	proc    *proc.Process
-	tools   []*sdk.Tool
-	prompts []*sdk.Prompt
+	tools   []*remoteTool
+	prompts []*remotePrompt
 	// version counts changes of tools/prompts, so the manager knows when
 	// to rebuild what it derived from them.
 	toolsVersion, promptsVersion uint64
@@ -47,8 +35,6 @@ type server struct {
 	err     error
 	started bool // the handshake succeeded once
 	closing bool
-	// cancelConn ends a detached transport context (sse).
-	cancelConn context.CancelFunc
 	// closeIdle empties the server's HTTP connection pool.
 	closeIdle func()
 }
@@ -72,35 +58,27 @@ func (s *server) connect(ctx context.Context) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "cordis", Title: "cordis", Version: opts.Version}, &sdk.ClientOptions{
-		Logger:                   opts.Logger,
-		Capabilities:             &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}},
-		ToolListChangedHandler:   func(context.Context, *sdk.ToolListChangedRequest) { s.toolsStale.Store(true) },
-		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) { s.promptsStale.Store(true) },
-	})
-	for _, r := range opts.Roots {
-		client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: r}).String(), Name: filepath.Base(r)})
-	}
-	cs, err := client.Connect(ctx, t, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	c := newClient(t, opts.Logger.With("server", s.spec.Name), opts.Roots, s.notified)
+	s.mu.Lock()
+	s.c = c
+	s.mu.Unlock()
+	res, err := c.connect(ctx, opts.Version)
 	if err != nil {
 		return s.fail(s.explain("the MCP handshake", ctx, err))
 	}
-	s.mu.Lock()
-	s.cs = cs
-	s.mu.Unlock()
 
-	caps := cs.InitializeResult().Capabilities
+	caps := res.Capabilities
 	var (
-		toolList   []*sdk.Tool
-		promptList []*sdk.Prompt
+		toolList   []*remoteTool
+		promptList []*remotePrompt
 	)
 	if caps == nil || caps.Tools != nil {
-		if toolList, err = listTools(ctx, cs); err != nil {
+		if toolList, err = c.listTools(ctx); err != nil {
 			return s.fail(s.explain("tools/list", ctx, err))
 		}
 	}
 	if caps != nil && caps.Prompts != nil {
-		if promptList, err = listPrompts(ctx, cs); err != nil {
+		if promptList, err = c.listPrompts(ctx); err != nil {
 			return s.fail(s.explain("prompts/list", ctx, err))
 		}
 	}
@@ -110,6 +88,18 @@ func (s *server) connect(ctx context.Context) error {
 	s.toolsVersion++
 	s.promptsVersion++
 	return nil
+}
+
+// notified marks the lists stale that a list_changed notification names.
+// It runs on the connection's read path: a notification the server sent
+// before an answer is seen before the caller gets that answer.
+func (s *server) notified(method string) {
+	switch method {
+	case "notifications/tools/list_changed":
+		s.toolsStale.Store(true)
+	case "notifications/prompts/list_changed":
+		s.promptsStale.Store(true)
+	}
 }
 
 // inheritedEnv are the variables of the agent's environment a stdio server
@@ -128,9 +118,9 @@ func baseEnv() []string {
 	return out
 }
 
-// transport builds the client transport for the spec; for stdio it starts
-// the process, as an owned process group.
-func (s *server) transport() (sdk.Transport, error) {
+// transport builds the transport for the spec; for stdio it starts the
+// process, as an owned process group.
+func (s *server) transport() (transport, error) {
 	opts := &s.m.opts
 	switch s.spec.Type {
 	case "", "stdio":
@@ -146,7 +136,7 @@ func (s *server) transport() (sdk.Transport, error) {
 		s.proc = p
 		s.mu.Unlock()
 		go s.watchExit(p)
-		return &watchTransport{inner: &sdk.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}, s: s}, nil
+		return &stdioTransport{p: p}, nil
 	case "http", "sse":
 		if s.spec.URL == "" {
 			return nil, fmt.Errorf("no url given")
@@ -164,12 +154,9 @@ func (s *server) transport() (sdk.Transport, error) {
 		}
 		hc := &http.Client{Transport: headerTransport{base: base, headers: s.spec.Headers}}
 		if s.spec.Type == "sse" {
-			return &watchTransport{inner: &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: hc}, s: s, detach: true}, nil
+			return newSSETransport(s.spec.URL, hc), nil
 		}
-		// Not wrapped: the streamable connection relies on optional
-		// interfaces a wrapper would hide. list_changed arrives through the
-		// client's handlers instead.
-		return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: hc}, nil
+		return newStreamableTransport(s.spec.URL, hc, opts.StopGrace, opts.Logger.With("server", s.spec.Name)), nil
 	}
 	return nil, fmt.Errorf("unknown transport type %q (valid: stdio, http, sse)", s.spec.Type)
 }
@@ -263,19 +250,15 @@ func (s *server) failure() error {
 	return s.err
 }
 
-// stop closes the session and stops the process group. It is idempotent.
+// stop closes the connection and stops the process group. It is
+// idempotent.
 func (s *server) stop() {
 	s.mu.Lock()
 	s.closing = true
-	cs, p, cancel, closeIdle := s.cs, s.proc, s.cancelConn, s.closeIdle
+	c, p, closeIdle := s.c, s.proc, s.closeIdle
 	s.mu.Unlock()
-	if cs != nil {
-		if err := cs.Close(); err != nil {
-			s.m.opts.Logger.Debug("closing MCP session", "server", s.spec.Name, "error", err)
-		}
-	}
-	if cancel != nil {
-		cancel()
+	if c != nil {
+		c.close()
 	}
 	if closeIdle != nil {
 		closeIdle()
@@ -285,24 +268,21 @@ func (s *server) stop() {
 	}
 }
 
-// session returns the live client session, or why there is none.
-func (s *server) session() (*sdk.ClientSession, error) {
+// session returns the connection, or why the server is unusable.
+func (s *server) session() (*client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return nil, s.err
 	}
-	if s.cs == nil {
-		return nil, errors.New("not connected")
-	}
-	return s.cs, nil
+	return s.c, nil
 }
 
 // brokenConnection decides, after a request failed, whether the server is
 // gone; if so it is marked stopped and the reason is returned.
 func (s *server) brokenConnection(err error) error {
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
+	var wire *rpcError
+	if errors.As(err, &wire) || errors.Is(err, errBadAnswer) {
 		return nil // the server answered: it is alive
 	}
 	p := s.process()
@@ -318,10 +298,10 @@ func (s *server) brokenConnection(err error) error {
 		s.mu.Unlock()
 		return err
 	}
-	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+	if errors.Is(err, errClosed) {
 		s.mu.Lock()
 		if s.err == nil {
-			s.err = fmt.Errorf("connection closed: %v", err)
+			s.err = err
 		}
 		err = s.err
 		s.mu.Unlock()
@@ -332,7 +312,7 @@ func (s *server) brokenConnection(err error) error {
 
 // refresh re-lists what a list_changed notification marked stale.
 func (s *server) refresh(ctx context.Context) {
-	cs, err := s.session()
+	c, err := s.session()
 	if err != nil {
 		s.toolsStale.Store(false)
 		s.promptsStale.Store(false)
@@ -341,7 +321,7 @@ func (s *server) refresh(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, s.m.opts.HandshakeTimeout)
 	defer cancel()
 	if s.toolsStale.Swap(false) {
-		list, err := listTools(ctx, cs)
+		list, err := c.listTools(ctx)
 		if err != nil {
 			s.m.opts.Logger.Warn("MCP tools/list after list_changed failed", "server", s.spec.Name, "error", err)
 			s.brokenConnection(err)
@@ -353,7 +333,7 @@ func (s *server) refresh(ctx context.Context) {
 		}
 	}
 	if s.promptsStale.Swap(false) {
-		list, err := listPrompts(ctx, cs)
+		list, err := c.listPrompts(ctx)
 		if err != nil {
 			s.m.opts.Logger.Warn("MCP prompts/list after list_changed failed", "server", s.spec.Name, "error", err)
 			s.brokenConnection(err)
@@ -364,28 +344,6 @@ func (s *server) refresh(ctx context.Context) {
 			s.mu.Unlock()
 		}
 	}
-}
-
-func listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
-	var out []*sdk.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func listPrompts(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Prompt, error) {
-	var out []*sdk.Prompt
-	for p, err := range cs.Prompts(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }
 
 // headerTransport adds the configured headers to every request.
@@ -402,63 +360,4 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return h.base.RoundTrip(r)
-}
-
-// watchTransport marks tools or prompts stale as soon as the connection
-// reads a list_changed notification, on the read path: a notification the
-// server sent before a response is seen before the caller gets that
-// response (the client's notification handlers run later, on their own
-// goroutine).
-//
-// With detach, the inner transport is connected with a context that the
-// handshake timeout cancels only while Connect runs: the SSE transport
-// keeps its event stream on that context, which must outlive the
-// handshake. The server's stop cancels it.
-type watchTransport struct {
-	inner  sdk.Transport
-	s      *server
-	detach bool
-}
-
-func (t *watchTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	if !t.detach {
-		c, err := t.inner.Connect(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &watchConn{Connection: c, s: t.s}, nil
-	}
-	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	c, err := t.inner.Connect(life)
-	if !stop() || err != nil {
-		cancel()
-		if err == nil {
-			c.Close()
-			err = ctx.Err()
-		}
-		return nil, err
-	}
-	t.s.mu.Lock()
-	t.s.cancelConn = cancel
-	t.s.mu.Unlock()
-	return &watchConn{Connection: c, s: t.s}, nil
-}
-
-type watchConn struct {
-	sdk.Connection
-	s *server
-}
-
-func (c *watchConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() {
-		switch req.Method {
-		case "notifications/tools/list_changed":
-			c.s.toolsStale.Store(true)
-		case "notifications/prompts/list_changed":
-			c.s.promptsStale.Store(true)
-		}
-	}
-	return msg, err
 }

@@ -3,13 +3,12 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cordis-agent/cordis/loop/tools"
 )
@@ -19,31 +18,27 @@ import (
 type Tool struct {
 	s      *server
 	name   string
-	remote *sdk.Tool
+	remote *remoteTool
 	schema json.RawMessage
 }
 
 var _ tools.Tool = (*Tool)(nil)
 
-func newTool(s *server, name string, remote *sdk.Tool) *Tool {
+func newTool(s *server, name string, remote *remoteTool) *Tool {
 	return &Tool{s: s, name: name, remote: remote, schema: inputSchema(remote.InputSchema)}
 }
 
-// inputSchema passes the server's schema through; the APIs need an object
-// schema, so a missing one becomes the empty object schema and a missing
-// type is set to object.
-func inputSchema(v any) json.RawMessage {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if raw, isRaw := v.(json.RawMessage); isRaw && json.Unmarshal(raw, &m) == nil && m != nil {
-			ok = true
-		}
-	}
-	if !ok {
+// inputSchema passes the server's schema through (keys sorted, numbers as
+// written); the APIs need an object schema, so a missing one becomes the
+// empty object schema and a missing type is set to object.
+func inputSchema(raw json.RawMessage) json.RawMessage {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil || m == nil {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	if _, has := m["type"]; !has {
-		m = maps(m)
 		m["type"] = "object"
 	}
 	b, err := json.Marshal(m)
@@ -51,14 +46,6 @@ func inputSchema(v any) json.RawMessage {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	return b
-}
-
-func maps(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // Name is mcp__<server>__<tool>, normalized, unique and at most 64 bytes.
@@ -155,7 +142,7 @@ func argSummary(input json.RawMessage, n int) string {
 // cancels the call on the server. Failures are error results.
 func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) tools.Result {
 	s := t.s
-	cs, err := s.session()
+	c, err := s.session()
 	if err != nil {
 		return tools.Errorf("The MCP server %q is not running: %v. Its tools are unavailable for the rest of this session.", s.spec.Name, err)
 	}
@@ -166,8 +153,8 @@ func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) too
 	timeout := s.m.opts.CallTimeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.remote.Name, Arguments: args})
-	if err != nil {
+	var res callResult
+	if err := c.call(cctx, "tools/call", callParams{Name: t.remote.Name, Arguments: args}, &res); err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return tools.Errorf("The call to %s was cancelled.", t.name)
@@ -179,34 +166,32 @@ func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) too
 		}
 		return tools.Errorf("The MCP server %q failed to run %s: %v", s.spec.Name, t.remote.Name, err)
 	}
-	return resultOf(res)
+	return resultOf(&res)
 }
 
 // resultOf converts a tools/call result: text content joined, other
 // content summarized, structured content as JSON when there is no text.
-func resultOf(res *sdk.CallToolResult) tools.Result {
+func resultOf(res *callResult) tools.Result {
 	var parts []string
 	hasText := false
 	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
+		switch c.Type {
+		case "text":
 			parts = append(parts, c.Text)
 			hasText = true
-		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
-		case *sdk.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
-		case *sdk.ResourceLink:
+		case "image", "audio":
+			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes]", c.Type, orUnknown(c.MIMEType), decodedLen(c.Data)))
+		case "resource_link":
 			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, labelled(c.Title, c.Name)))
-		case *sdk.EmbeddedResource:
+		case "resource":
 			parts = append(parts, embedded(c.Resource))
 		default:
-			parts = append(parts, fmt.Sprintf("[%T content]", c))
+			parts = append(parts, fmt.Sprintf("[%s content]", c.Type))
 		}
 	}
-	if !hasText && res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			parts = append([]string{string(b)}, parts...)
+	if !hasText {
+		if s := structured(res.StructuredContent); s != "" {
+			parts = append([]string{s}, parts...)
 		}
 	}
 	text := strings.Join(parts, "\n")
@@ -216,14 +201,36 @@ func resultOf(res *sdk.CallToolResult) tools.Result {
 	return tools.Result{Text: text, IsError: res.IsError}
 }
 
-func embedded(r *sdk.ResourceContents) string {
+// structured is structured content as compact JSON, keys sorted, or ""
+// when there is none.
+func structured(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil || v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func embedded(r *resourceContents) string {
 	if r == nil {
 		return "[resource]"
 	}
 	if r.Text != "" {
 		return fmt.Sprintf("[resource: %s]\n%s", r.URI, r.Text)
 	}
-	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), len(r.Blob))
+	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), decodedLen(r.Blob))
+}
+
+// decodedLen is the size of the bytes base64 data stands for, padded or
+// not, without decoding them.
+func decodedLen(data string) int {
+	return base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(data, "=")))
 }
 
 func orUnknown(s string) string {

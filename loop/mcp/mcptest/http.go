@@ -11,11 +11,13 @@ import (
 
 // HTTPServer is an in-process MCP server, built on the official SDK, that
 // serves the tool "greet" (not read-only) and the prompt "hello", over
-// streamable HTTP at URL and over SSE at SSEURL. It records the
-// Authorization header of every request.
+// streamable HTTP at URL (answers as event streams) and JSONURL (answers
+// as JSON bodies), and over SSE at SSEURL. It records the Authorization
+// header of every request.
 type HTTPServer struct {
-	URL    string
-	SSEURL string
+	URL     string
+	JSONURL string
+	SSEURL  string
 
 	srv *httptest.Server
 
@@ -45,11 +47,10 @@ func NewHTTPServer() *HTTPServer {
 			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hello to " + req.Params.Arguments["who"] + "."}}}}, nil
 		})
 	getServer := func(*http.Request) *sdk.Server { return server }
-	streamable := sdk.NewStreamableHTTPHandler(getServer, nil)
-	sse := sdk.NewSSEHandler(getServer, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamable)
-	mux.Handle("/sse", sse)
+	mux.Handle("/mcp", sdk.NewStreamableHTTPHandler(getServer, nil))
+	mux.Handle("/mcp-json", sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{JSONResponse: true}))
+	mux.Handle("/sse", sdk.NewSSEHandler(getServer, nil))
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		h.auth = append(h.auth, r.Header.Get("Authorization"))
@@ -57,6 +58,7 @@ func NewHTTPServer() *HTTPServer {
 		mux.ServeHTTP(w, r)
 	}))
 	h.URL = h.srv.URL + "/mcp"
+	h.JSONURL = h.srv.URL + "/mcp-json"
 	h.SSEURL = h.srv.URL + "/sse"
 	return h
 }

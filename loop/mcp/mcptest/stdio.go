@@ -16,8 +16,10 @@ const (
 	// EnvServe makes ServeIfRequested run the server ("1").
 	EnvServe = "CORDIS_MCPTEST"
 	// EnvMode selects a behaviour: "" (normal), "silent" (reads, never
-	// answers; exits at end of input) or "exit" (writes to stderr and
-	// exits 2 at once).
+	// answers; exits at end of input), "exit" (writes to stderr and exits 2
+	// at once) or "noisy" (normal, but each answer follows lines that are
+	// not MCP messages: not JSON, JSON that is no JSON-RPC message, and an
+	// answer to a request never made).
 	EnvMode = "CORDIS_MCPTEST_MODE"
 	// EnvPIDFile names a file the server appends its pid to (and the pid
 	// of its child, with EnvChild).
@@ -64,7 +66,7 @@ func Serve(in io.Reader, out, errOut io.Writer) int {
 		io.Copy(io.Discard, in)
 		return 0
 	}
-	s := &stdioServer{out: out, errOut: errOut, extra: false}
+	s := &stdioServer{out: out, errOut: errOut, noisy: os.Getenv(EnvMode) == "noisy"}
 	return s.run(in)
 }
 
@@ -80,6 +82,7 @@ func appendLine(path, line string) {
 type stdioServer struct {
 	out    io.Writer
 	errOut io.Writer
+	noisy  bool
 	wmu    sync.Mutex
 
 	mu    sync.Mutex
@@ -122,6 +125,11 @@ func (s *stdioServer) write(v any) {
 }
 
 func (s *stdioServer) reply(id json.RawMessage, result any) {
+	if s.noisy {
+		s.wmu.Lock()
+		io.WriteString(s.out, "mcptest: this line is not JSON\n{\"jsonrpc\":\"2.0\"}\n{\"jsonrpc\":\"2.0\",\"id\":4242,\"result\":{}}\n")
+		s.wmu.Unlock()
+	}
 	s.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 }
 
