@@ -45,11 +45,7 @@ func hookNames(p *hooks.Pipeline) map[string]bool {
 func TestBuiltinHooksWiring(t *testing.T) {
 	// The embedded default and a config without the entry run the same
 	// built-ins.
-	def, err := config.Parse(defaultConfig, config.EmbeddedSource, newRegistry(), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := assemble(def, t.TempDir(), slog.New(slog.DiscardHandler))
+	out, err := assemble(builtinDefault(), t.TempDir(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	_ "embed"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,11 +22,24 @@ import (
 	subproc "github.com/cordis-agent/cordis/loop/tools/proc"
 )
 
-// defaultConfig runs when no config file is found: the Anthropic provider
-// from ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
-//
-//go:embed default.yml
-var defaultConfig []byte
+// builtinDefault is the configuration cordis runs when no config file is
+// found: the Anthropic provider (key from ANTHROPIC_API_KEY, base URL from
+// ANTHROPIC_BASE_URL), the built-in hooks with their defaults, and both
+// hook bridges on their standard files. default.yml is its documented
+// form, and TestBuiltinDefaultIsDefaultYAML holds the two equal, entry
+// sources included: building it in Go spares every start of the agent
+// without a cordis.yml a YAML parse, which was the largest part of the
+// time to the first answer (BENCHMARKS.md).
+func builtinDefault() *config.Config {
+	at := func(line int) string { return fmt.Sprintf("%s:%d", config.EmbeddedSource, line) }
+	return &config.Config{Plugins: []config.Plugin{
+		{ID: "agent", Name: "agent", Config: &agentConfig{}, Source: at(2)},
+		{ID: "llm", Name: "llm/anthropic", Config: &anthropic.Config{Model: "claude-sonnet-4-5", MaxTokens: 8192}, Source: at(5)},
+		{ID: "hooks", Name: "hooks/builtin", Config: builtin.DefaultConfig(), Source: at(10)},
+		{ID: "claude-hooks", Name: "bridge/claude", Config: &claude.Config{}, Source: at(31)},
+		{ID: "codex-hooks", Name: "bridge/codex", Config: &codex.Config{}, Source: at(36)},
+	}}
+}
 
 // agentConfig is the `agent` plugin: settings of the loop itself.
 type agentConfig struct {
@@ -62,16 +74,15 @@ func newRegistry() *config.Registry {
 func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (*loop.Config, error) {
 	cwd, _ := os.Getwd()
 	userDir, _ := os.UserConfigDir()
-	reg := newRegistry()
 	path, found := config.Locate(flagPath, os.Getenv, cwd, userDir)
 	var (
 		cfg *config.Config
 		err error
 	)
 	if found {
-		cfg, err = config.Load(path, reg, os.Getenv)
+		cfg, err = config.Load(path, newRegistry(), os.Getenv)
 	} else {
-		cfg, err = config.Parse(defaultConfig, config.EmbeddedSource, reg, os.Getenv)
+		cfg = builtinDefault()
 	}
 	if err != nil {
 		return nil, err
