@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -139,15 +140,17 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		in.Event = hooks.PostToolUseFailure
 		in.Error = res.Text
 	} else {
-		in.ToolResponse = hooks.ToolResponseJSON(res.Text)
+		in.ToolResponse = toolResponse(res)
 	}
 	post := r.hook(context.WithoutCancel(ctx), in)
 	s.showSystemMessages(ctx, post)
 	modelText := res.Text
 	var from hooks.Event
 	if post.ReplaceResult != nil {
-		// The editor and the log show what the model sees.
+		// The editor and the log show what the model sees. The replacement
+		// is the whole result: the tool's images go with its text.
 		modelText, res.Text, from = *post.ReplaceResult, *post.ReplaceResult, hooks.PostToolUse
+		res.Images = nil
 	}
 	if post.Block {
 		modelText += "\n\n" + systemReminder("Hook feedback on this tool call:\n"+firstNonEmpty(post.Reason, "blocked without a reason"))
@@ -157,7 +160,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		modelText += "\n\n" + systemReminder(c)
 	}
 	r.finishTool(ctx, use.ID, res, from)
-	return toolResult(use.ID, modelText, res.IsError)
+	return toolResult(use.ID, modelText, res.IsError, res.Images...)
 }
 
 // finishTool sends the final tool_call_update and logs the result.
@@ -185,6 +188,9 @@ func resultContent(res tools.Result) []acp.ToolCallContent {
 	if len(out) > 0 && res.IsError && len(res.Diffs) > 0 {
 		out = append(out, acp.ContentText(res.Text))
 	}
+	for _, im := range res.Images {
+		out = append(out, acp.ToolCallContent{Type: "content", Content: &acp.ContentBlock{Type: "image", MimeType: im.MediaType, Data: im.Data}})
+	}
 	return out
 }
 
@@ -201,8 +207,53 @@ func convertLocations(ls []tools.Location) []acp.ToolCallLocation {
 	return out
 }
 
-func toolResult(id, text string, isError bool) llm.Block {
-	return llm.Block{Type: llm.BlockToolResult, ToolUseID: id, Content: []llm.Block{llm.Text(text)}, IsError: isError}
+// toolResult is the tool_result block the model receives: the text, then
+// the images (each wire encodes them its own way: Anthropic inside the
+// tool_result, Chat Completions in a user message after the tool messages).
+func toolResult(id, text string, isError bool, images ...tools.Image) llm.Block {
+	content := make([]llm.Block, 1, 1+len(images))
+	content[0] = llm.Text(text)
+	for _, im := range images {
+		content = append(content, llm.Block{Type: llm.BlockImage, MediaType: im.MediaType, Data: im.Data})
+	}
+	return llm.Block{Type: llm.BlockToolResult, ToolUseID: id, Content: content, IsError: isError}
+}
+
+// toolResponse is the dialect-neutral PostToolUse tool_response of a
+// successful call: {"output": text}, and when the tool returned images
+// also "images": [{"mediaType", "data" (base64), "size" (bytes)}], from
+// which a bridge builds its dialect's shape (Claude Code's Read reports
+// {"type":"image","file":{"base64","type","originalSize"}}).
+func toolResponse(res tools.Result) json.RawMessage {
+	if len(res.Images) == 0 {
+		return hooks.ToolResponseJSON(res.Text)
+	}
+	type image struct {
+		MediaType string `json:"mediaType"`
+		Data      string `json:"data"`
+		Size      int    `json:"size"`
+	}
+	images := make([]image, len(res.Images))
+	for i, im := range res.Images {
+		images[i] = image{MediaType: im.MediaType, Data: im.Data, Size: decodedLen(im.Data)}
+	}
+	b, _ := json.Marshal(struct {
+		Output string  `json:"output"`
+		Images []image `json:"images"`
+	}{res.Text, images})
+	return b
+}
+
+// decodedLen is the number of bytes padded standard base64 s decodes to.
+func decodedLen(s string) int {
+	n := len(s) / 4 * 3
+	switch {
+	case strings.HasSuffix(s, "=="):
+		n -= 2
+	case strings.HasSuffix(s, "="):
+		n--
+	}
+	return n
 }
 
 func rawOrEmpty(in json.RawMessage) json.RawMessage {

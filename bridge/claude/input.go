@@ -132,12 +132,34 @@ func toolResponse(tool string, input, resp json.RawMessage) json.RawMessage {
 	}
 	var loopShape struct {
 		Output *string `json:"output"`
+		Images []struct {
+			MediaType string `json:"mediaType"`
+			Data      string `json:"data"`
+			Size      int    `json:"size"`
+		} `json:"images"`
 	}
 	var keys map[string]json.RawMessage
-	if json.Unmarshal(resp, &keys) != nil || len(keys) != 1 || json.Unmarshal(resp, &loopShape) != nil || loopShape.Output == nil {
+	if json.Unmarshal(resp, &keys) != nil || json.Unmarshal(resp, &loopShape) != nil || loopShape.Output == nil {
+		return resp
+	}
+	if _, images := keys["images"]; len(keys) != 1 && !(images && len(keys) == 2) {
 		return resp
 	}
 	var o object
+	if len(loopShape.Images) > 0 {
+		if tool != "Read" || len(loopShape.Images) != 1 {
+			return resp
+		}
+		// Claude Code's Read of an image.
+		im := loopShape.Images[0]
+		var file object
+		file.add("base64", im.Data)
+		file.add("type", im.MediaType)
+		file.add("originalSize", im.Size)
+		o.add("type", "image")
+		o.add("file", json.RawMessage(file.bytes()))
+		return o.bytes()
+	}
 	switch tool {
 	case "Bash":
 		o.add("stdout", *loopShape.Output)

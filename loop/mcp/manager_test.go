@@ -100,7 +100,9 @@ func TestStdioTools(t *testing.T) {
 		{"env", `{"name":"MCPTEST_SECRET"}`, tools.Result{Text: "from-the-editor"}},
 		// The agent's environment is not passed on, beyond PATH, HOME and the like.
 		{"env", `{"name":"MCPTEST_AGENT_SECRET"}`, tools.Result{Text: "(the tool returned no content)"}},
-		{"mixed", ``, tools.Result{Text: "first\n[image: image/png, 8 bytes]\n[resource link: file:///tmp/x.txt (x.txt)]\n[resource: mem://note]\nembedded text\nlast"}},
+		{"mixed", ``, tools.Result{Text: "first\n[image: image/png, 8 bytes]\n[resource link: file:///tmp/x.txt (x.txt)]\n[resource: mem://note]\nembedded text\nlast",
+			// The image also goes to the model.
+			Images: []tools.Image{{MediaType: "image/png", Data: "iVBORw0KGgo="}}}},
 		{"structured", `{}`, tools.Result{Text: `{"answer":42}`}},
 		{"fail", `{}`, tools.Result{Text: "it failed", IsError: true}},
 		{"odd_name_with_dots", `{}`, tools.Result{Text: "MCP server \"test srv\" failed to run odd name/with.dots", IsError: true}},

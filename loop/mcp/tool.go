@@ -173,6 +173,7 @@ func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) too
 // content summarized, structured content as JSON when there is no text.
 func resultOf(res *callResult) tools.Result {
 	var parts []string
+	var images []tools.Image
 	hasText := false
 	for _, c := range res.Content {
 		switch c.Type {
@@ -181,6 +182,9 @@ func resultOf(res *callResult) tools.Result {
 			hasText = true
 		case "image", "audio":
 			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes]", c.Type, orUnknown(c.MIMEType), decodedLen(c.Data)))
+			if img, ok := tools.SendableImage(c.MIMEType, c.Data); ok && c.Type == "image" {
+				images = append(images, img)
+			}
 		case "resource_link":
 			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, labelled(c.Title, c.Name)))
 		case "resource":
@@ -198,7 +202,7 @@ func resultOf(res *callResult) tools.Result {
 	if text == "" {
 		text = "(the tool returned no content)"
 	}
-	return tools.Result{Text: text, IsError: res.IsError}
+	return tools.Result{Text: text, IsError: res.IsError, Images: images}
 }
 
 // structured is structured content as compact JSON, keys sorted, or ""

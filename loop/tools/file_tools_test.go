@@ -51,8 +51,8 @@ func TestRead(t *testing.T) {
 			"Read: file " + filepath.Join(env.Cwd, "nope.txt") + " does not exist", true},
 		{"binary", map[string]any{"file_path": filepath.Join(env.Cwd, "bin.dat")},
 			"Read: " + filepath.Join(env.Cwd, "bin.dat") + " is a binary file (5 bytes); only text files can be read", true},
-		{"image", map[string]any{"file_path": filepath.Join(env.Cwd, "pic.png")},
-			filepath.Join(env.Cwd, "pic.png") + " is a PNG image (8 bytes). Image content cannot be shown by this tool yet.", false},
+		{"image without a header", map[string]any{"file_path": filepath.Join(env.Cwd, "pic.png")},
+			"Read: " + filepath.Join(env.Cwd, "pic.png") + " starts like a PNG image but its header is damaged or truncated (no IHDR chunk); it cannot be sent to the model.", true},
 		{"negative offset", map[string]any{"file_path": p, "offset": -1},
 			"Read: offset and limit must be positive", true},
 	}

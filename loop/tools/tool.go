@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 )
@@ -61,13 +62,40 @@ type Diff struct {
 	NewText string  `json:"newText"`
 }
 
+// Image is a picture a tool returns: base64 (standard, padded) Data of
+// MediaType, one of image/png, image/jpeg, image/gif and image/webp (the
+// types every model wire cordis speaks accepts).
+type Image struct {
+	MediaType string `json:"mediaType"`
+	Data      string `json:"data"`
+}
+
+// SendableImage returns the image a tool other than Read (an MCP server's)
+// gave as base64 data, if the model can take it: a type every wire
+// accepts, valid standard base64, and within the API's size limit (see
+// imageMaxBase64). Otherwise the caller keeps a text note only.
+func SendableImage(mediaType, data string) (Image, bool) {
+	if _, ok := imageNames[mediaType]; !ok || len(data) > imageMaxBase64 {
+		return Image{}, false
+	}
+	if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+		return Image{}, false
+	}
+	return Image{MediaType: mediaType, Data: data}, true
+}
+
 // Result is the outcome of one call.
 type Result struct {
-	// Text is what the model receives as the tool_result content.
+	// Text is what the model receives as the tool_result content. When
+	// Images are set it still says what they are, for text-only readers
+	// (logs, hooks, transcripts, the compaction summary).
 	Text    string `json:"text"`
 	IsError bool   `json:"isError,omitempty"`
+	// Images follow Text in the tool_result the model receives, and in
+	// what the editor is shown.
+	Images []Image `json:"images,omitempty"`
 	// Diffs, Locations and TerminalID are what the editor shows; when all
-	// are empty the editor is shown Text.
+	// are empty the editor is shown Text (and Images).
 	Diffs      []Diff     `json:"diffs,omitempty"`
 	Locations  []Location `json:"locations,omitempty"`
 	TerminalID string     `json:"terminalId,omitempty"`

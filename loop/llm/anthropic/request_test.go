@@ -108,3 +108,28 @@ func TestEncodeRequestUsesRequestModelByDefault(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// An image a tool returns (Read of a PNG) stays inside its tool_result, after
+// the text, as a base64 image source: the Messages API's shape.
+func TestEncodeToolResultImage(t *testing.T) {
+	req := &llm.Request{Model: "m", MaxTokens: 1, Messages: []llm.Message{
+		{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolUse, ID: "toolu_1", Name: "Read", Input: json.RawMessage(`{"file_path":"/w/a.png"}`)}}},
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ToolUseID: "toolu_1", Content: []llm.Block{
+			llm.Text("Read image /w/a.png: PNG, 1x1 pixels, 8 bytes."),
+			{Type: llm.BlockImage, MediaType: "image/png", Data: "iVBORw0KGgo="},
+		}}}},
+	}}
+	got, err := EncodeRequest(req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"model":"m","max_tokens":1,"messages":[` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/w/a.png"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[` +
+		`{"type":"text","text":"Read image /w/a.png: PNG, 1x1 pixels, 8 bytes."},` +
+		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]}],` +
+		`"stream":true}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
