@@ -121,20 +121,21 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeLog()
-	stateDir, err := resolveStateDir(f.stateDir)
-	if err != nil {
-		return err
-	}
-	// The configuration loads on its own goroutine while the signal
-	// handlers are set up and the server starts reading the editor's first
-	// request; the server waits for it (acp.Options.Prepare) before it
-	// answers. Start-up's critical path is shorter by the overlap, and a
-	// broken configuration still ends cordis before it answers anything.
+	// Only the logger is made before the server starts reading: the state
+	// directory, the configuration and the signal handlers are set up on
+	// their own goroutines while the editor's first request is read and
+	// decoded, and the server waits for the configuration
+	// (acp.Options.Prepare) before it answers. That overlap is most of
+	// what cordis does before its first answer; a broken configuration
+	// still ends cordis before it answers anything.
 	var cfg *loop.Config
 	loaded := make(chan error, 1)
 	go func() {
-		var err error
-		if cfg, err = loadAgentConfig(f.config, stateDir, logger); err == nil {
+		stateDir, err := resolveStateDir(f.stateDir)
+		if err == nil {
+			cfg, err = loadAgentConfig(f.config, stateDir, logger)
+		}
+		if err == nil {
 			cfg.Version = currentVersion()
 			cfg.Logger = logger
 			logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
@@ -144,13 +145,29 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	prepare := func() error { return <-loaded }
 	newAgent := func(c *acp.Client) acp.Agent { return loop.New(*cfg)(c) }
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go cancelOnSignal(ctx, cancel)
 	err = acp.Serve(ctx, stdin, stdout, newAgent, acp.Options{Logger: logger, Prepare: prepare})
 	// Whatever a command left behind outside its process group dies with
 	// the agent (each command's own leftovers are already gone).
 	subproc.ReapOrphans()
 	return err
+}
+
+// cancelOnSignal cancels the server on SIGINT or SIGTERM, so that running
+// turns end and their processes are stopped before cordis exits. Until it
+// has installed the handler, a signal ends cordis at once, which is all
+// there is to do that early.
+func cancelOnSignal(ctx context.Context, cancel context.CancelFunc) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	select {
+	case <-sigs:
+		cancel()
+	case <-ctx.Done():
+	}
 }
 
 func openLogger(f *flags, stderr io.Writer) (*slog.Logger, func(), error) {
