@@ -2,6 +2,8 @@ package proc
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -97,8 +99,52 @@ func hasChildren() bool {
 
 type procStat struct{ pid, pgrp int }
 
-// children lists the processes whose parent is ppid, from /proc.
+// children lists the processes whose parent is ppid. It reads the
+// children files of ppid's threads, which name only its own children
+// (cordis has long-lived ones, such as MCP servers, so this runs after
+// most commands); without them (a kernel built without
+// CONFIG_PROC_CHILDREN) it reads the stat file of every process.
 func children(ppid int) []procStat {
+	if out, ok := childrenOfTasks(ppid); ok {
+		return out
+	}
+	return scanChildren(ppid)
+}
+
+// childrenOfTasks reads /proc/ppid/task/*/children: an orphan is
+// re-parented to one of the subreaper's threads, and each file lists the
+// children of its thread.
+func childrenOfTasks(ppid int) ([]procStat, bool) {
+	dir := "/proc/" + strconv.Itoa(ppid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil || len(tasks) == 0 {
+		return nil, false
+	}
+	var out []procStat
+	for _, t := range tasks {
+		data, err := os.ReadFile(dir + t.Name() + "/children")
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && t.Name() == strconv.Itoa(ppid) {
+				return nil, false // no children files on this kernel
+			}
+			continue // the thread exited
+		}
+		for _, f := range bytes.Fields(data) {
+			pid, err := strconv.Atoi(string(f))
+			if err != nil {
+				continue
+			}
+			if p, ok := readStat(pid); ok && p.ppid == ppid {
+				out = append(out, procStat{pid: pid, pgrp: p.pgrp})
+			}
+		}
+	}
+	return out, true
+}
+
+// scanChildren lists the processes whose parent is ppid from the stat file
+// of every process.
+func scanChildren(ppid int) []procStat {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -109,24 +155,30 @@ func children(ppid int) []procStat {
 		if err != nil {
 			continue
 		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(data[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		parent, _ := strconv.Atoi(string(f[1]))
-		pgrp, _ := strconv.Atoi(string(f[2]))
-		if parent == ppid {
-			out = append(out, procStat{pid, pgrp})
+		if p, ok := readStat(pid); ok && p.ppid == ppid {
+			out = append(out, procStat{pid: pid, pgrp: p.pgrp})
 		}
 	}
 	return out
+}
+
+// readStat reads the parent and process group of pid from
+// /proc/pid/stat.
+func readStat(pid int) (st struct{ ppid, pgrp int }, ok bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return st, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return st, false
+	}
+	f := bytes.Fields(data[i+1:])
+	if len(f) < 3 {
+		return st, false
+	}
+	st.ppid, _ = strconv.Atoi(string(f[1]))
+	st.pgrp, _ = strconv.Atoi(string(f[2]))
+	return st, true
 }
