@@ -207,6 +207,11 @@ func report(o *options) error {
 		fmt.Fprintf(&hooksText, "One PreToolUse through the Claude bridge with one no-op command hook (`true`) against spawning `sh -c true` directly (bridge/claude `BenchmarkToolCallOverhead`, median of %d runs): bridge %s µs, direct %s µs, **ratio %.2f**.\n", r.runs,
 			fmtF(r.med("bridge-µs/op")), fmtF(r.med("direct-µs/op")), r.med("ratio"))
 		targets = append(targets, [4]string{"bridge overhead per tool call", fmt.Sprintf("%.2fx a bare spawn", r.med("ratio")), "< 1.3x", verdict(r.med("ratio") < 1.3)})
+		if c, ok := find(gb, "bridge/claude", "BenchmarkToolCallOverheadBesideChild"); ok {
+			fmt.Fprintf(&hooksText, "\nThe same while the agent has a long-lived child (as with an MCP server, whose presence makes the orphan reaper list the agent's children after every command; `BenchmarkToolCallOverheadBesideChild`): bridge %s µs, direct %s µs, **ratio %.2f**.\n",
+				fmtF(c.med("bridge-µs/op")), fmtF(c.med("direct-µs/op")), c.med("ratio"))
+			targets = append(targets, [4]string{"bridge overhead beside a long-lived child", fmt.Sprintf("%.2fx a bare spawn", c.med("ratio")), "< 1.3x", verdict(c.med("ratio") < 1.3)})
+		}
 	}
 	if r, ok := find(gb, "hooks/builtin", "BenchmarkPipelineToolCall/history=0/nolog"); ok {
 		l, _ := find(gb, "hooks/builtin", "BenchmarkPipelineToolCall/history=10000/log")

@@ -129,7 +129,21 @@ func TestConcurrentSessions(t *testing.T) {
 // BenchmarkToolCallOverhead compares one PreToolUse through the bridge
 // with a single no-op hook (`true`) against spawning `sh -c true`
 // directly; the ratio is reported as bridge/direct.
-func BenchmarkToolCallOverhead(b *testing.B) {
+func BenchmarkToolCallOverhead(b *testing.B) { benchmarkToolCallOverhead(b) }
+
+// BenchmarkToolCallOverheadBesideChild is the same with a long-lived child
+// of the agent running, as an MCP server is: after every command the agent
+// then has to list its children to find orphans to reap.
+func BenchmarkToolCallOverheadBesideChild(b *testing.B) {
+	server := exec.Command("sleep", "600")
+	if err := server.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { server.Process.Kill(); server.Wait() })
+	benchmarkToolCallOverhead(b)
+}
+
+func benchmarkToolCallOverhead(b *testing.B) {
 	bridge := bridgeWith(b, hooks.PreToolUse, cmd("true"))
 	in := inputFor(hooks.PreToolUse, b.TempDir())
 	var direct, viaBridge time.Duration
