@@ -31,8 +31,8 @@ type Options struct {
 	BaseDir string
 	// Priority places the bridge's hooks in each seam's pipeline.
 	Priority int
-	// Home is the user's home directory, for ~/.codex/hooks.json (default
-	// os.UserHomeDir).
+	// Home is the user's home directory, for ~/.codex/hooks.json and
+	// ~/.codex/config.toml (default os.UserHomeDir).
 	Home string
 	// Trust records which project hooks the user trusted. Without it no
 	// project hook runs (each is reported as untrusted).
@@ -61,6 +61,9 @@ type Bridge struct {
 	sessions map[string]*sessionState
 	// notices remembers the untrusted hooks each session was shown.
 	notices trust.Notices
+	// warned is the both-forms warning last logged per config.toml, so
+	// that it is logged once, not at every seam call.
+	warned map[string]string
 }
 
 type cachedFile struct {
@@ -68,6 +71,9 @@ type cachedFile struct {
 	size    int64
 	missing bool
 	project bool
+	// sibling is, for a discovered config.toml, the hooks.json of the
+	// same layer.
+	sibling string
 	file    *hookFile
 }
 
@@ -96,6 +102,7 @@ func New(cfg Config, opts Options) *Bridge {
 		home:     opts.Home,
 		files:    map[string]*cachedFile{},
 		sessions: map[string]*sessionState{},
+		warned:   map[string]string{},
 	}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
@@ -149,32 +156,53 @@ var (
 	_ hooks.Applicable = (*eventHook)(nil)
 )
 
-// source is one hooks.json in effect for a session.
+// source is one hook file in effect for a session: a hooks.json or a
+// config.toml.
 type source struct {
 	path    string
 	project bool // found in the project: runs only when trusted
+	toml    bool // a config.toml: its [hooks] table
+	// explicit is set for the file named by Config.Path.
+	explicit bool
+	// sibling is, for a discovered config.toml, the hooks.json of the
+	// same layer (both forms in one layer merge, with a warning).
+	sibling string
 }
 
+// Codex's file names in a .codex directory.
+const (
+	hooksJSONName  = "hooks.json"
+	configTOMLName = "config.toml"
+)
+
 // sources lists the files in effect for a session in cwd, in the order
-// their hooks run: the explicit path alone, or ~/.codex/hooks.json then
-// <cwd>/.codex/hooks.json.
+// their hooks run: the explicit path alone, or the user layer
+// (~/.codex/hooks.json then ~/.codex/config.toml) then the project layer
+// (<cwd>/.codex/hooks.json then <cwd>/.codex/config.toml). Within a layer
+// hooks.json comes first, as in Codex.
 func (b *Bridge) sources(cwd string) []source {
 	if b.explicit != "" {
-		return []source{{path: b.explicit}}
+		return []source{{path: b.explicit, toml: isTOMLPath(b.explicit), explicit: true}}
 	}
 	var out []source
+	layer := func(dir string, project bool) {
+		js := filepath.Join(dir, hooksJSONName)
+		out = append(out,
+			source{path: js, project: project},
+			source{path: filepath.Join(dir, configTOMLName), project: project, toml: true, sibling: js})
+	}
 	var user string
 	if b.home != "" {
-		user = filepath.Join(b.home, ".codex", "hooks.json")
-		out = append(out, source{path: user})
+		user = filepath.Join(b.home, ".codex")
+		layer(user, false)
 	}
 	if cwd != "" {
-		proj := filepath.Join(cwd, ".codex", "hooks.json")
+		proj := filepath.Join(cwd, ".codex")
 		if abs, err := filepath.Abs(proj); err == nil {
 			proj = abs
 		}
 		if !trust.SamePath(proj, user) {
-			out = append(out, source{path: proj, project: true})
+			layer(proj, true)
 		}
 	}
 	return out
@@ -191,7 +219,7 @@ func (b *Bridge) load(src source) *hookFile {
 		b.files[src.path] = c
 		b.order = append(b.order, src.path)
 	}
-	c.project = src.project
+	c.project, c.sibling = src.project, src.sibling
 	if errors.Is(err, fs.ErrNotExist) {
 		if !c.missing {
 			b.log.Debug("codex hooks file not found", "path", src.path)
@@ -214,11 +242,15 @@ func (b *Bridge) load(src source) *hookFile {
 	if err == nil {
 		var data []byte
 		if data, err = os.ReadFile(src.path); err == nil {
-			f = parseFile(src.path, data)
+			if src.toml {
+				f = parseTOMLFile(src.path, data)
+			} else {
+				f = parseFile(src.path, data)
+			}
 		}
 	}
 	if err != nil {
-		f = &hookFile{path: src.path, handlers: map[string][]*handler{}, problems: []string{fmt.Sprintf("%s: cannot read: %v; the file is ignored", src.path, err)}}
+		f = newHookFile(src.path, src.toml).fail("cannot read: %v", err)
 	}
 
 	b.mu.Lock()
@@ -238,6 +270,41 @@ func (b *Bridge) load(src source) *hookFile {
 	}
 	b.log.Debug("codex hooks loaded", "path", src.path, "hooks", len(f.all))
 	return f
+}
+
+// layerWarning is the warning for the layer of the discovered config.toml
+// at path when its [hooks] and the layer's hooks.json both declare hooks
+// (Codex loads both, hooks.json first, and warns), or "". It looks at
+// the files as last loaded.
+func (b *Bridge) layerWarning(path string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.layerWarningLocked(path)
+}
+
+func (b *Bridge) layerWarningLocked(path string) string {
+	c := b.files[path]
+	if c == nil || c.sibling == "" || c.file == nil || !c.file.declared {
+		return ""
+	}
+	js := b.files[c.sibling]
+	if js == nil || js.file == nil || !js.file.declared {
+		return ""
+	}
+	return fmt.Sprintf("%s: loading hooks from both %s and this file's [hooks] (%s first); prefer a single representation for this layer", path, c.sibling, hooksJSONName)
+}
+
+// logLayerWarning logs the layer warning of the config.toml at path when
+// it appears or changes (not at every seam call).
+func (b *Bridge) logLayerWarning(path string) {
+	b.mu.Lock()
+	w := b.layerWarningLocked(path)
+	changed := b.warned[path] != w
+	b.warned[path] = w
+	b.mu.Unlock()
+	if changed && w != "" {
+		b.log.Warn("codex hooks: "+w, "path", path)
+	}
 }
 
 // trustHook is h's identity in the trust store.
@@ -300,6 +367,9 @@ func (b *Bridge) plan(event string, in *hooks.Input) *plan {
 	turnScoped := in.TurnID != "" && event != evSessionEnd // nothing to report to a session that ends
 	for _, src := range b.sources(in.Cwd) {
 		f := b.load(src)
+		if src.sibling != "" {
+			b.logLayerWarning(src.path)
+		}
 		if f == nil {
 			continue
 		}
@@ -482,17 +552,21 @@ func (b *Bridge) Problems() []string {
 	type loaded struct {
 		file    *hookFile
 		project bool
+		warning string
 	}
 	var files []loaded
 	for _, p := range b.order {
 		if c := b.files[p]; !c.missing && c.file != nil {
-			files = append(files, loaded{c.file, c.project})
+			files = append(files, loaded{c.file, c.project, b.layerWarningLocked(p)})
 		}
 	}
 	b.mu.Unlock()
 	var out []string
 	for _, f := range files {
 		out = append(out, b.fileProblems(f.file, f.project)...)
+		if f.warning != "" {
+			out = append(out, f.warning)
+		}
 	}
 	return out
 }
@@ -514,8 +588,10 @@ func (b *Bridge) fileProblems(f *hookFile, project bool) []string {
 
 // Doctor checks the Codex hook files in effect for a session in cwd, for
 // the /doctor command: one "✓" line per file that loads cleanly, one "✗"
-// line per problem or skipped (untrusted) project hook. Missing files
-// are not mentioned.
+// line per problem or skipped (untrusted) project hook, and the warning
+// for a layer with hooks in both its hooks.json and its config.toml.
+// Missing files, and discovered config.toml files without hooks, are not
+// mentioned.
 func (b *Bridge) Doctor(cwd string) []string {
 	var out []string
 	for _, src := range b.sources(cwd) {
@@ -524,6 +600,14 @@ func (b *Bridge) Doctor(cwd string) []string {
 			continue
 		}
 		problems := b.fileProblems(f, src.project)
+		if src.sibling != "" {
+			if w := b.layerWarning(src.path); w != "" {
+				problems = append(problems, w)
+			}
+		}
+		if len(problems) == 0 && src.toml && !src.explicit && !f.declared {
+			continue // a config.toml without hooks
+		}
 		if len(problems) == 0 {
 			out = append(out, fmt.Sprintf("✓ Codex hooks %s (%d hooks)", f.path, len(f.all)))
 		}
@@ -534,10 +618,12 @@ func (b *Bridge) Doctor(cwd string) []string {
 	return out
 }
 
-// Discover returns the Codex project hooks file of cwd (the one that
-// needs trust), if there is one, with its hooks: what `cordis hooks
-// trust --cwd` trusts. A file that is also the user-level file (cwd is the
-// home directory) needs no trust and is not returned.
+// Discover returns the Codex project hook files of cwd (the ones that
+// need trust) with their hooks: what `cordis hooks trust --cwd` trusts.
+// They are <cwd>/.codex/hooks.json and <cwd>/.codex/config.toml, each
+// when it exists; a config.toml only when it declares hooks in [hooks] or
+// is broken (its Problems say why). A layer that is also the user level
+// (cwd is the home directory) needs no trust and is not returned.
 func Discover(cwd string) []trust.Discovered {
 	b := New(Config{}, Options{})
 	var out []trust.Discovered
@@ -549,7 +635,16 @@ func Discover(cwd string) []trust.Discovered {
 		if f == nil {
 			continue
 		}
-		d := trust.Discovered{Dialect: Dialect, Path: src.path, Problems: f.problems}
+		problems := slices.Clone(f.problems)
+		if src.sibling != "" {
+			if w := b.layerWarning(src.path); w != "" {
+				problems = append(problems, w)
+			}
+		}
+		if src.toml && !f.declared && len(problems) == 0 {
+			continue // a config.toml without hooks
+		}
+		d := trust.Discovered{Dialect: Dialect, Path: src.path, Problems: problems}
 		for _, h := range f.all {
 			d.Hooks = append(d.Hooks, trustHook(h))
 		}

@@ -3,7 +3,9 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -12,7 +14,7 @@ import (
 
 // Config is the `bridge/codex` plugin's entry in cordis.yml.
 type Config struct {
-	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A Codex hooks.json file to run (relative paths are resolved against the directory of the config file). Without it: ~/.codex/hooks.json and <session cwd>/.codex/hooks.json; project hooks run only after 'cordis hooks trust'"`
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A Codex hook file to run: a hooks.json or (by its .toml extension) a config.toml whose [hooks] table is read (relative paths are resolved against the directory of the config file). Without it: ~/.codex/hooks.json and ~/.codex/config.toml then <session cwd>/.codex/hooks.json and <session cwd>/.codex/config.toml; project hooks run only after 'cordis hooks trust'"`
 }
 
 // Codex's event keys. Every key is a seam of cordis except PostCompact and
@@ -92,15 +94,43 @@ type handler struct {
 	file         *hookFile
 }
 
-// hookFile is a parsed hooks.json: its handlers per Codex event in
-// configuration order, and what was wrong with it. A file with a fatal
-// problem (malformed JSON, an unknown event key) has no handlers.
+// hookFile is a parsed hook file (a hooks.json, or the [hooks] table of
+// a config.toml): its handlers per Codex event in configuration order,
+// and what was wrong with it. A file with a fatal problem (malformed JSON
+// or TOML, an unknown event key) has no handlers.
 type hookFile struct {
 	path     string
 	handlers map[string][]*handler
 	problems []string
-	// all lists every handler in file order, for trust and reports.
+	// all lists every handler in file order (in a config.toml, whose
+	// table keys have no order, events come in Codex's order), for trust
+	// and reports.
 	all []*handler
+	// toml is set for a config.toml (messages describe TOML shapes).
+	toml bool
+	// declared is set when the file declares at least one matcher group
+	// (whether or not its handlers run): what makes Codex warn about a
+	// layer with both a hooks.json and [hooks] in its config.toml.
+	declared bool
+}
+
+func newHookFile(path string, toml bool) *hookFile {
+	return &hookFile{path: path, toml: toml, handlers: map[string][]*handler{}}
+}
+
+// fail records a fatal problem: the file is ignored as a whole.
+func (f *hookFile) fail(format string, args ...any) *hookFile {
+	return f.failWith(fmt.Sprintf("%s: %s", f.path, fmt.Sprintf(format, args...)))
+}
+
+func (f *hookFile) failWith(problem string) *hookFile {
+	what := "the file is ignored"
+	if f.toml {
+		what = "its hooks are ignored"
+	}
+	f.problems = append(f.problems, problem+"; "+what)
+	f.handlers, f.all, f.declared = map[string][]*handler{}, nil, false
+	return f
 }
 
 // parseFile parses a Codex hooks.json: {"description"?, "hooks": {"<Event>":
@@ -111,18 +141,13 @@ type hookFile struct {
 // (prompt/agent/mcp_tool handlers, async hooks, empty commands), is
 // skipped alone.
 func parseFile(path string, data []byte) *hookFile {
-	f := &hookFile{path: path, handlers: map[string][]*handler{}}
-	fail := func(format string, args ...any) *hookFile {
-		f.problems = append(f.problems, fmt.Sprintf("%s: %s; the file is ignored", path, fmt.Sprintf(format, args...)))
-		f.handlers, f.all = map[string][]*handler{}, nil
-		return f
-	}
+	f := newHookFile(path, false)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f // an empty file declares nothing
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return fail("not a valid hooks.json: %s", jsonError(data, err))
+		return f.fail("not a valid hooks.json: %s", jsonError(data, err))
 	}
 	rawHooks, ok := top["hooks"]
 	if !ok || isNull(rawHooks) {
@@ -130,11 +155,19 @@ func parseFile(path string, data []byte) *hookFile {
 	}
 	events, keys, err := orderedObject(rawHooks)
 	if err != nil {
-		return fail(`"hooks" must be an object of event names; %v`, err)
+		return f.fail(`"hooks" must be an object of event names; %v`, err)
 	}
+	return f.parseEvents(events, keys)
+}
+
+// parseEvents parses the hooks object of a file: its event keys in
+// configuration order, each with its list of matcher groups. The
+// config.toml form arrives here converted to JSON (see parseTOMLFile), so
+// that both forms are validated by the same code.
+func (f *hookFile) parseEvents(events map[string]json.RawMessage, keys []string) *hookFile {
 	for _, ev := range keys {
 		if !isCodexEvent(ev) {
-			return fail("unknown event %q (Codex events: %s)", ev, strings.Join(codexEvents, ", "))
+			return f.fail("unknown event %q (Codex events: %s)", ev, strings.Join(codexEvents, ", "))
 		}
 	}
 	for _, ev := range keys {
@@ -143,10 +176,16 @@ func parseFile(path string, data []byte) *hookFile {
 			continue
 		}
 		if err := json.Unmarshal(events[ev], &groups); err != nil {
-			return fail("hooks.%s must be a list of matcher groups", ev)
+			if f.toml {
+				return f.fail("hooks.%s must be an array of tables ([[hooks.%s]])", ev, ev)
+			}
+			return f.fail("hooks.%s must be a list of matcher groups", ev)
+		}
+		if len(groups) > 0 {
+			f.declared = true
 		}
 		if unsupportedEvents[ev] && len(groups) > 0 {
-			f.problems = append(f.problems, fmt.Sprintf("%s: hooks.%s: cordis has no %s event; these hooks never run", path, ev, ev))
+			f.problems = append(f.problems, fmt.Sprintf("%s: hooks.%s: cordis has no %s event; these hooks never run", f.path, ev, ev))
 			continue
 		}
 		for gi, rg := range groups {
@@ -155,7 +194,10 @@ func parseFile(path string, data []byte) *hookFile {
 				Hooks   []json.RawMessage `json:"hooks"`
 			}
 			if err := json.Unmarshal(rg, &g); err != nil {
-				return fail("hooks.%s[%d] must be {\"matcher\", \"hooks\": [...]}: %v", ev, gi, err)
+				if f.toml {
+					return f.fail("hooks.%s[%d] must be a table with an optional matcher and [[hooks.%s.hooks]] handlers: %s", ev, gi, ev, fieldError(err))
+				}
+				return f.fail("hooks.%s[%d] must be {\"matcher\", \"hooks\": [...]}: %s", ev, gi, fieldError(err))
 			}
 			raw := ""
 			if g.Matcher != nil {
@@ -163,14 +205,18 @@ func parseFile(path string, data []byte) *hookFile {
 			}
 			m, err := compileMatcher(raw)
 			if err != nil {
-				f.problems = append(f.problems, fmt.Sprintf("%s: hooks.%s[%d]: %v; the group is skipped", path, ev, gi, err))
+				f.problems = append(f.problems, fmt.Sprintf("%s: hooks.%s[%d]: %v; the group is skipped", f.path, ev, gi, err))
 				continue
 			}
 			for hi, rh := range g.Hooks {
-				where := fmt.Sprintf("%s: hooks.%s[%d].hooks[%d]", path, ev, gi, hi)
+				where := fmt.Sprintf("%s: hooks.%s[%d].hooks[%d]", f.path, ev, gi, hi)
 				h, skip, err := parseHandler(rh, ev)
 				if err != nil {
-					return fail("hooks.%s[%d].hooks[%d]: %v", ev, gi, hi, err)
+					shape := `{"type": "command", "command": ...}`
+					if f.toml {
+						shape = `a table with type = "command" and command = "..."`
+					}
+					return f.fail("hooks.%s[%d].hooks[%d]: a handler must be %s: %v", ev, gi, hi, shape, err)
 				}
 				if skip != "" {
 					f.problems = append(f.problems, where+": "+skip+"; skipped")
@@ -197,7 +243,7 @@ func parseHandler(raw json.RawMessage, event string) (h *handler, skip string, e
 		Async         bool     `json:"async"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, "", fmt.Errorf("a handler must be {\"type\": \"command\", \"command\": ...}: %v", err)
+		return nil, "", errors.New(fieldError(err))
 	}
 	switch r.Type {
 	case "command", "":
@@ -221,12 +267,55 @@ func parseHandler(raw json.RawMessage, event string) (h *handler, skip string, e
 		h.timeout = sessionEndDefault
 	}
 	if secs != nil {
-		h.timeout = time.Duration(max(*secs, 1) * float64(time.Second))
+		h.timeout = secondsTimeout(*secs)
 	}
 	if event == evSessionEnd {
 		h.timeout = min(h.timeout, sessionEndMax)
 	}
 	return h, "", nil
+}
+
+// maxTimeout caps a configured timeout (a week is as good as forever for
+// a hook, and keeps huge values from overflowing a time.Duration).
+const maxTimeout = 7 * 24 * time.Hour
+
+// secondsTimeout is a configured timeout in seconds as a duration: at
+// least 1 s (as Codex), at most maxTimeout.
+func secondsTimeout(secs float64) time.Duration {
+	if !(secs < maxTimeout.Seconds()) { // also NaN
+		return maxTimeout
+	}
+	return time.Duration(max(secs, 1) * float64(time.Second))
+}
+
+// fieldError words a JSON decoding error of a group or handler: which
+// field has the wrong type.
+func fieldError(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	field := te.Field
+	if i := strings.LastIndexByte(field, '.'); i >= 0 {
+		field = field[i+1:]
+	}
+	want := "a " + te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "a boolean"
+	case reflect.Slice:
+		want = "a list"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	}
+	if field == "" {
+		return "got " + te.Value + ", want " + strings.TrimPrefix(strings.TrimPrefix(want, "a "), "an ")
+	}
+	return fmt.Sprintf("%q must be %s", field, want)
 }
 
 func isCodexEvent(ev string) bool {

@@ -4,25 +4,56 @@
 //
 // # Configuration
 //
-// The plugin entry `bridge/codex` takes an optional `path`: a hooks.json in
-// Codex's shape ({"hooks": {"<Event>": [{"matcher", "hooks": [{"type":
-// "command", "command", "timeout"}]}]}}). Without it the bridge reads, for
-// each session, ~/.codex/hooks.json and then <cwd>/.codex/hooks.json. A
-// missing file is a silent no-op; a malformed file (or one naming an
-// unknown event) is ignored as a whole with an error in the log and in
-// Problems, and the other files still load. Files are re-read when they
-// change.
+// Codex declares hooks in two forms, and the bridge reads both: a
+// hooks.json ({"hooks": {"<Event>": [{"matcher", "hooks": [{"type":
+// "command", "command", "timeout"}]}]}}) and the [hooks] table of a
+// config.toml, the same tree written as TOML:
+//
+//	[[hooks.PreToolUse]]
+//	matcher = "^Bash$"
+//	[[hooks.PreToolUse.hooks]]
+//	type = "command"
+//	command = "python3 check.py"
+//	timeout = 30
+//
+// The plugin entry `bridge/codex` takes an optional `path`: one file to
+// run, read as a config.toml when its extension is .toml and as a
+// hooks.json otherwise. Without it the bridge reads, for each session,
+// the user layer (~/.codex/hooks.json, then ~/.codex/config.toml) and
+// then the project layer (<cwd>/.codex/hooks.json, then
+// <cwd>/.codex/config.toml); every file's hooks run, in that order. When
+// a layer declares hooks in both its files, both are used (hooks.json
+// first, as Codex does) and a warning goes to the log, Problems and
+// Doctor. CODEX_HOME is not consulted: the user layer is always under
+// the home directory.
+//
+// Both forms are validated alike (the TOML table is converted to JSON and
+// parsed by the same code): a handler's timeout is in seconds (at least
+// 1, at most a week; default 600, SessionEnd 1 and at most 3), and
+// timeout_sec is an alias. A missing file is a silent no-op, and so is a
+// config.toml without [hooks] (Codex's own trust records in
+// [hooks.state."..."] are ignored). A malformed hooks.json, a config.toml
+// that is not valid TOML (anywhere in the file; the message gives the
+// line and column), and a file naming an unknown event are ignored as a
+// whole with an error in the log and in Problems, and the other files
+// still load. A group with an invalid matcher, or a handler Codex would
+// not run (prompt, agent, mcp_tool or http handlers, async hooks, empty
+// commands), is skipped alone with a note. Files are re-read when they
+// change. The TOML decoder (internal/toml) implements TOML 1.0 and costs
+// nothing until a config.toml is read.
 //
 // # Trust
 //
-// Hooks found in a project (<cwd>/.codex/hooks.json) run only after the
-// user trusted them with `cordis hooks trust`, which records a hash of
-// each hook's definition in the state directory (package
-// bridge/trust). A new or edited project hook is skipped; the
-// skip is reported to the user once per session (a SystemMessages entry at
-// the session's first turn-scoped seam), in the log, and in Problems —
-// never silently. The explicit path from cordis.yml and the user-level
-// file are trusted by being configured.
+// Hooks found in a project (<cwd>/.codex/hooks.json and the [hooks] of
+// <cwd>/.codex/config.toml) run only after the user trusted them with
+// `cordis hooks trust`, which records a hash of each hook's definition
+// per file in the state directory (package bridge/trust; Discover lists
+// each project file, a config.toml only when it has hooks or is broken).
+// A new or edited project hook is skipped; the skip is reported to the
+// user once per session (a SystemMessages entry at the session's first
+// turn-scoped seam), in the log, and in Problems — never silently. The
+// explicit path from cordis.yml and the user-level files are trusted by
+// being configured.
 //
 // # Dialect
 //

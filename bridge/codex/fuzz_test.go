@@ -2,7 +2,9 @@ package codex
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/hooks"
@@ -71,6 +73,46 @@ func FuzzInterpret(f *testing.F) {
 		}
 		if o.failure != "" && !(d.Permission == "" && !d.Block && d.ReplaceResult == nil && !d.StopTurn) {
 			t.Fatalf("%s: a failed run changed the decision: %+v", event, d)
+		}
+	})
+}
+
+// FuzzParseTOMLFile feeds arbitrary config.toml content to the TOML hook
+// parser. It must never panic; a file with a fatal problem has no
+// handlers; every handler it keeps has a command, a matcher and a
+// timeout within Codex's bounds.
+func FuzzParseTOMLFile(f *testing.F) {
+	f.Add([]byte("[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"python3 check.py\"\ntimeout = 30\n"))
+	f.Add([]byte("[[hooks.SessionEnd]]\n[[hooks.SessionEnd.hooks]]\ncommand = \"x\"\ntimeout = 1e300\n[hooks.state.\"k\"]\ntrusted_hash = \"h\"\n"))
+	f.Add([]byte("[hooks]\nStop = [{ matcher = \"(\", hooks = [{ command = \"a\" }] }, { hooks = [{ command = 1979-05-27, timeout = nan }] }]\n"))
+	f.Add([]byte("model = \"o3\"\n[hooks]\nUnknown = []\n"))
+	f.Add([]byte("[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = \"prompt\"\n[[hooks.Stop.hooks]]\nasync = true\ncommand = 'a'\ntimeout_sec = -5\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := parseTOMLFile("/p/.codex/config.toml", data)
+		fatal := false
+		for _, p := range file.problems {
+			if !strings.HasPrefix(p, file.path) {
+				t.Fatalf("problem %q does not name the file", p)
+			}
+			fatal = fatal || strings.HasSuffix(p, "its hooks are ignored")
+		}
+		if fatal && (len(file.all) > 0 || file.declared) {
+			t.Fatalf("a file with a fatal problem kept %d handlers", len(file.all))
+		}
+		n := 0
+		for ev, hs := range file.handlers {
+			for _, h := range hs {
+				n++
+				if h.event != ev || h.file != file || h.matcher == nil || strings.TrimSpace(h.command) == "" {
+					t.Fatalf("bad handler %+v", h)
+				}
+				if h.timeout < time.Second || h.timeout > maxTimeout || ev == evSessionEnd && h.timeout > sessionEndMax {
+					t.Fatalf("%s timeout %s", ev, h.timeout)
+				}
+			}
+		}
+		if n != len(file.all) {
+			t.Fatalf("%d handlers by event, %d in all", n, len(file.all))
 		}
 	})
 }

@@ -21,9 +21,10 @@ const hooksUsage = `Usage:
 
 Project hook files found by discovery run only once trusted: Claude
 Code's DIR/.claude/settings.json and DIR/.claude/settings.local.json, and
-Codex's DIR/.codex/hooks.json. Hooks named by path in cordis.yml and
-user-level files (~/.claude/settings.json, ~/.codex/hooks.json) need no
-trust. Trust is kept in <state dir>/` + trust.FileName + `.
+Codex's DIR/.codex/hooks.json and the [hooks] of DIR/.codex/config.toml.
+Hooks named by path in cordis.yml and user-level files
+(~/.claude/settings.json, ~/.codex/hooks.json, ~/.codex/config.toml) need
+no trust. Trust is kept in <state dir>/` + trust.FileName + `.
 `
 
 // hookDiscoverers find a directory's project hook files, one per dialect
@@ -81,7 +82,7 @@ func runHooks(args []string, stdout, stderr io.Writer) error {
 		found = append(found, discover(dir)...)
 	}
 	if len(found) == 0 {
-		fmt.Fprintf(stdout, "No project hook files in %s (.claude/settings.json, .claude/settings.local.json, .codex/hooks.json", dir)
+		fmt.Fprintf(stdout, "No project hook files in %s (.claude/settings.json, .claude/settings.local.json, .codex/hooks.json, .codex/config.toml", dir)
 		if home, err := os.UserHomeDir(); err == nil && trust.SamePath(home, dir) {
 			fmt.Fprint(stdout, "; in the home directory they are user-level files and need no trust")
 		}

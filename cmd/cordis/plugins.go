@@ -63,7 +63,7 @@ func newRegistry() *config.Registry {
 	reg.Register("llm/anthropic", func() any { return &anthropic.Config{} }, "Anthropic Messages API (streaming); key from ANTHROPIC_API_KEY")
 	reg.Register("llm/openai", func() any { return &openai.Config{} }, "OpenAI-compatible Chat Completions API (OpenAI, DeepSeek, local servers)")
 	reg.Register("bridge/claude", func() any { return &claude.Config{} }, "Runs Claude Code hook commands (settings.json \"hooks\") on the agent's seams")
-	reg.Register("bridge/codex", func() any { return &codex.Config{} }, "Runs Codex CLI hook commands (hooks.json) on the agent's seams, with Codex's semantics")
+	reg.Register("bridge/codex", func() any { return &codex.Config{} }, "Runs Codex CLI hook commands (hooks.json, or [hooks] in config.toml) on the agent's seams, with Codex's semantics")
 	reg.Register("hooks/builtin", func() any { return builtin.DefaultConfig() }, "Built-in governance hooks: permission rules, secret redaction, budget, audit log, output compression, metrics, context monitor, project instructions, todo enforcement")
 	reg.Register("llm/replay", func() any { return &replay.Config{} }, "Recorded model responses for the snapshot harness (key-free; see README \"Snapshot tests\")")
 	return reg
