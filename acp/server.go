@@ -85,6 +85,7 @@ type turn struct {
 type Server struct {
 	agent  Agent
 	client *Client
+	stream *lineStream
 	log    *slog.Logger
 	opts   Options
 
@@ -117,7 +118,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx, ready: make(chan struct{})}
+	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx, ready: make(chan struct{}), stream: stream}
 	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{opts.Logger}))
 	s.client = streamClient(conn, stream)
 	if opts.Prepare != nil {
@@ -174,7 +175,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.replyErr(conn, req.ID, err)
 		return
 	}
-	if err := conn.Reply(ctx, req.ID, result); err != nil {
+	if err := s.reply(conn, req.ID, result); err != nil {
 		s.log.Warn("reply failed", "method", req.Method, "error", err)
 		return
 	}
@@ -357,7 +358,6 @@ func (s *Server) startTurn(conn *jsonrpc2.Conn, id jsonrpc2.ID, p *PromptRequest
 			<-prev.done
 		}
 		resp, err := s.runPrompt(t, p)
-		replyCtx := context.WithoutCancel(ctx)
 		if errors.Is(context.Cause(ctx), ErrCancelled) {
 			// The spec requires `cancelled` after session/cancel, even when
 			// the turn failed or finished in the same instant.
@@ -367,7 +367,7 @@ func (s *Server) startTurn(conn *jsonrpc2.Conn, id jsonrpc2.ID, p *PromptRequest
 			s.replyErr(conn, id, err)
 			return
 		}
-		if rerr := conn.Reply(replyCtx, id, resp); rerr != nil {
+		if rerr := s.reply(conn, id, resp); rerr != nil {
 			s.log.Warn("prompt reply failed", "error", rerr)
 		}
 	}()
@@ -437,6 +437,11 @@ func (s *Server) handleNotification(ctx context.Context, req *jsonrpc2.Request) 
 func idMatches(id jsonrpc2.ID, raw json.RawMessage) bool {
 	want, err := json.Marshal(id)
 	return err == nil && strings.TrimSpace(string(raw)) == string(want)
+}
+
+// reply answers a request through the line stream's one-encoding path.
+func (s *Server) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any) error {
+	return s.stream.reply(conn.DisconnectNotify(), id, result)
 }
 
 func (s *Server) replyErr(conn *jsonrpc2.Conn, id jsonrpc2.ID, err error) {
