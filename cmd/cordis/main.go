@@ -138,9 +138,11 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err == nil {
 			cfg.Version = currentVersion()
 			cfg.Logger = logger
-			logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
 		}
 		loaded <- err
+		if err == nil { // after the answer is free to go: cfg is only read from now on
+			logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
+		}
 	}()
 	prepare := func() error { return <-loaded }
 	newAgent := func(c *acp.Client) acp.Agent { return loop.New(*cfg)(c) }
