@@ -43,6 +43,21 @@ type Agent interface {
 	Shutdown(ctx context.Context)
 }
 
+// SessionResumer is implemented by agents that advertise
+// sessionCapabilities.resume; without it session/resume is an unknown
+// method. Its session is announced to the agent (SessionOpened) after the
+// response, as for new and load.
+type SessionResumer interface {
+	ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*ResumeSessionResponse, error)
+}
+
+// SessionDeleter is implemented by agents that advertise
+// sessionCapabilities.delete; without it session/delete is an unknown
+// method. A running turn of the session is cancelled first, as for close.
+type SessionDeleter interface {
+	DeleteSession(ctx context.Context, req *DeleteSessionRequest) error
+}
+
 // ConcurrentPrompter is implemented by agents that can answer some
 // prompts while a turn of the same session is running (slash commands that
 // only read state). Such a prompt neither cancels nor waits for the
@@ -204,8 +219,22 @@ func openedSession(method string, result any) string {
 		return result.(*NewSessionResponse).SessionID
 	case MethodSessionLoad:
 		return result.(*loadResult).sessionID
+	case MethodSessionResume:
+		return result.(*resumeResult).sessionID
 	}
 	return ""
+}
+
+type resumeResult struct {
+	*ResumeSessionResponse
+	sessionID string
+}
+
+func (r *resumeResult) MarshalJSON() ([]byte, error) {
+	if r.ResumeSessionResponse == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(r.ResumeSessionResponse)
 }
 
 type loadResult struct {
@@ -288,6 +317,34 @@ func (s *Server) handleRequest(ctx context.Context, conn *jsonrpc2.Conn, req *js
 			return nil, err
 		}
 		return s.agent.ListSessions(ctx, &p)
+	case MethodSessionResume:
+		resumer, ok := s.agent.(SessionResumer)
+		if !ok {
+			return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method}
+		}
+		var p ResumeSessionRequest
+		if err := decodeParams(req, &p, "sessionId", "cwd"); err != nil {
+			return nil, err
+		}
+		if err := checkAbsolute("cwd", p.Cwd, p.AdditionalDirectories); err != nil {
+			return nil, err
+		}
+		resp, err := resumer.ResumeSession(ctx, &p)
+		if err != nil {
+			return nil, err
+		}
+		return &resumeResult{resp, p.SessionID}, nil
+	case MethodSessionDelete:
+		deleter, ok := s.agent.(SessionDeleter)
+		if !ok {
+			return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method}
+		}
+		var p DeleteSessionRequest
+		if err := decodeParams(req, &p, "sessionId"); err != nil {
+			return nil, err
+		}
+		s.cancelTurn(p.SessionID, ErrCancelled)
+		return struct{}{}, deleter.DeleteSession(ctx, &p)
 	case MethodSessionClose:
 		var p CloseSessionRequest
 		if err := decodeParams(req, &p, "sessionId"); err != nil {
@@ -321,7 +378,8 @@ func (s *Server) handleRequest(ctx context.Context, conn *jsonrpc2.Conn, req *js
 func knownMethod(m string) bool {
 	switch m {
 	case MethodAuthenticate, MethodSessionNew, MethodSessionLoad, MethodSessionList,
-		MethodSessionClose, MethodSessionSetMode, MethodSessionSetConfigOption, MethodSessionPrompt:
+		MethodSessionClose, MethodSessionSetMode, MethodSessionSetConfigOption, MethodSessionPrompt,
+		MethodSessionResume, MethodSessionDelete:
 		return true
 	}
 	return false

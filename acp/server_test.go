@@ -396,3 +396,56 @@ func TestPrepareRunsWhileReading(t *testing.T) {
 		}
 	})
 }
+
+// TestOptionalSessionMethods: session/resume and session/delete reach an
+// agent that implements them; for one that does not they are unknown
+// methods, whatever their params.
+func TestOptionalSessionMethods(t *testing.T) {
+	ctx := ctxT(t)
+	e := acptest.Start(t, newFake(endTurn))
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	for _, m := range []string{acp.MethodSessionResume, acp.MethodSessionDelete} {
+		err := e.Call(ctx, m, map[string]any{"sessionId": "s0", "cwd": "/tmp"}, &json.RawMessage{})
+		var rpcErr *jsonrpc2.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeMethodNotFound {
+			t.Errorf("%s to an agent without it: %v, want -32601", m, err)
+		}
+	}
+
+	r := &resumingFake{}
+	e2 := acptest.Start(t, func(c *acp.Client) acp.Agent { r.fakeAgent = newFake(endTurn)(c).(*fakeAgent); return r })
+	e2.Initialize(ctx, acp.ClientCapabilities{})
+	if err := e2.Call(ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: "s0", Cwd: "/tmp"}, &json.RawMessage{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e2.Call(ctx, acp.MethodSessionResume, map[string]any{"sessionId": "s0", "cwd": "relative"}, &json.RawMessage{}); err == nil {
+		t.Error("resume with a relative cwd was accepted")
+	}
+	if err := e2.Call(ctx, acp.MethodSessionDelete, acp.DeleteSessionRequest{SessionID: "s0"}, &json.RawMessage{}); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.resumed != 1 || r.deleted != 1 || len(r.opened) != 1 || r.opened[0] != "s0" {
+		t.Fatalf("resumed %d, deleted %d, opened %v; want 1, 1, [s0] (SessionOpened after resume)", r.resumed, r.deleted, r.opened)
+	}
+}
+
+type resumingFake struct {
+	*fakeAgent
+	resumed, deleted int
+}
+
+func (r *resumingFake) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
+	r.mu.Lock()
+	r.resumed++
+	r.mu.Unlock()
+	return &acp.ResumeSessionResponse{}, nil
+}
+
+func (r *resumingFake) DeleteSession(ctx context.Context, req *acp.DeleteSessionRequest) error {
+	r.mu.Lock()
+	r.deleted++
+	r.mu.Unlock()
+	return nil
+}

@@ -200,6 +200,26 @@ type LoadSessionResponse struct {
 	ConfigOptions []ConfigOption    `json:"configOptions,omitempty"`
 }
 
+// ResumeSessionRequest reopens a session without replaying it
+// (sessionCapabilities.resume): the editor still shows the conversation.
+type ResumeSessionRequest struct {
+	SessionID             string      `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	MCPServers            []MCPServer `json:"mcpServers,omitempty"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
+}
+
+type ResumeSessionResponse struct {
+	Modes         *SessionModeState `json:"modes,omitempty"`
+	ConfigOptions []ConfigOption    `json:"configOptions,omitempty"`
+}
+
+// DeleteSessionRequest removes a session for good
+// (sessionCapabilities.delete).
+type DeleteSessionRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
 type ListSessionsRequest struct {
 	Cwd    string `json:"cwd,omitempty"`
 	Cursor string `json:"cursor,omitempty"`

@@ -497,8 +497,53 @@ test("second process: session/load replays the first session, then the conversat
   assert.equal(agent.updates.length, agent.wireUpdates().length, "the SDK accepted every session/update cordis sent");
 });
 
+test("third process: session/resume reopens without a replay, session/delete removes the session", { timeout: 60_000 }, async (t) => {
+  assert.ok(sessionId, "the first test created a session");
+  const agent = new AgentProcess("agent #3", { model, stateDir, home, cwd: work });
+  agents.push(agent);
+
+  await agent.app().connectWith(agent.stream, async (ctx) => {
+    const init = await within(
+      ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} }),
+      STEP_MS,
+      "initialize",
+    );
+    assert.deepEqual(init.agentCapabilities?.sessionCapabilities?.resume, {});
+    assert.deepEqual(init.agentCapabilities?.sessionCapabilities?.delete, {});
+
+    await t.test("session/resume answers without replaying, and the history is kept", async () => {
+      const res = await within(ctx.request(acp.methods.agent.session.resume, { sessionId, cwd: work }), STEP_MS, "session/resume");
+      assert.ok(res && typeof res === "object");
+      const shown = agent.transcript.filter(
+        (e) => e.from === "agent" && e.message?.method === "session/update" && ["user_message_chunk", "agent_message_chunk", "tool_call"].includes(e.message.params.update.sessionUpdate),
+      );
+      assert.deepEqual(shown, [], "resume sent conversation updates");
+
+      model.script.push(textReply("msg_interop_5", "Resumed."));
+      const turn = await within(
+        ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "And after a resume?" }] }),
+        STEP_MS,
+        "the prompt after resume",
+      );
+      assert.equal(turn.stopReason, "end_turn");
+      const body = JSON.stringify(model.requests.at(-1).messages);
+      for (const want of [PROMPT_WRITE, PROMPT_AFTER_LOAD, "And after a resume?"]) {
+        assert.ok(body.includes(want), `the request after resume lacks ${JSON.stringify(want)}`);
+      }
+    });
+
+    await t.test("session/delete removes it from session/list", async () => {
+      await within(ctx.request(acp.methods.agent.session.delete, { sessionId }), STEP_MS, "session/delete");
+      const list = await within(ctx.request(acp.methods.agent.session.list, {}), STEP_MS, "session/list");
+      assert.ok(!list.sessions.some((s) => s.sessionId === sessionId), "the deleted session is still listed");
+    });
+  });
+  await agent.close();
+  assert.deepEqual(model.unexpected, [], "requests the fake model had no reply for");
+});
+
 test("every frame cordis wrote validates against the ACP v1 schema", async () => {
-  assert.equal(agents.length, 2, "both processes ran");
+  assert.equal(agents.length, 3, "the three processes ran");
   // Beside the Go suites' transcripts, when run.sh collects them.
   const keep = process.env.CORDIS_ACP_TRANSCRIPT_DIR;
   if (keep) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -144,6 +145,8 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 			SessionCapabilities: acp.SessionCapabilities{
 				List:                  &acp.Supported{},
 				Close:                 &acp.Supported{},
+				Resume:                &acp.Supported{},
+				Delete:                &acp.Supported{},
 				AdditionalDirectories: &acp.Supported{},
 			},
 		},
@@ -310,6 +313,35 @@ func (a *Agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) 
 		return acp.SessionNotFound(req.SessionID)
 	}
 	s.end(ctx, "other")
+	return nil
+}
+
+// DeleteSession ends the session if it is open (its SessionEnd hooks run
+// and its MCP servers stop) and removes its log, its transcript and its
+// subagents' logs, so that session/list no longer shows it.
+func (a *Agent) DeleteSession(ctx context.Context, req *acp.DeleteSessionRequest) error {
+	if !sessionlog.ValidID(req.SessionID) {
+		return acp.SessionNotFound(req.SessionID)
+	}
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	delete(a.sessions, req.SessionID)
+	a.mu.Unlock()
+	if s != nil {
+		s.end(ctx, "other")
+	}
+	path := sessionlog.Path(a.cfg.StateDir, req.SessionID)
+	err := os.Remove(path)
+	if errors.Is(err, fs.ErrNotExist) && s == nil {
+		return acp.SessionNotFound(req.SessionID)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return acp.InternalError("deleting session %s: %v", req.SessionID, err)
+	}
+	// <id>/ holds the transcript and the subagents' logs.
+	if err := os.RemoveAll(strings.TrimSuffix(path, ".jsonl")); err != nil {
+		return acp.InternalError("deleting session %s: %v", req.SessionID, err)
+	}
 	return nil
 }
 

@@ -23,34 +23,58 @@ func (s *Session) say(ctx context.Context, text string) {
 	s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(text)})
 }
 
+// LoadSession reopens a logged session and replays it to the editor before
+// it answers (ACP session/load).
 func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
-	if !sessionlog.ValidID(req.SessionID) {
-		return nil, acp.SessionNotFound(req.SessionID)
+	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.MCPServers, true)
+	if err != nil {
+		return nil, err
+	}
+	return &acp.LoadSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
+}
+
+// ResumeSession reopens a logged session without replaying it (ACP
+// session/resume): the editor still shows the conversation, cordis
+// restores its own state (history, mode, model, usage) from the log.
+func (a *Agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
+	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.MCPServers, false)
+	if err != nil {
+		return nil, err
+	}
+	return &acp.ResumeSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
+}
+
+// reopen opens the session log of id for appending, restores the session
+// from it (replaying it to the editor when replay is set), starts its MCP
+// servers and queues SessionStart hooks with source "resume".
+func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpServers []acp.MCPServer, replay bool) (*Session, error) {
+	if !sessionlog.ValidID(id) {
+		return nil, acp.SessionNotFound(id)
 	}
 	if err := a.authError(); err != nil {
 		return nil, err
 	}
-	path := sessionlog.Path(a.cfg.StateDir, req.SessionID)
+	path := sessionlog.Path(a.cfg.StateDir, id)
 	events, warnings, err := sessionlog.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, acp.SessionNotFound(req.SessionID)
+		return nil, acp.SessionNotFound(id)
 	}
 	if err != nil {
-		return nil, acp.InternalError("session %s cannot be loaded: %v", req.SessionID, err)
+		return nil, acp.InternalError("session %s cannot be loaded: %v", id, err)
 	}
 	for _, w := range warnings {
 		a.log.Warn("session log", "warning", w)
 	}
-	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
-		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", req.Cwd)
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", cwd)
 	}
-	_, missingTranscript := os.Stat(transcript.Path(a.cfg.StateDir, req.SessionID))
-	s, err := a.openSession(req.SessionID, req.Cwd, req.AdditionalDirectories, true)
+	_, missingTranscript := os.Stat(transcript.Path(a.cfg.StateDir, id))
+	s, err := a.openSession(id, cwd, extra, true)
 	if err != nil {
 		return nil, acp.InternalError("reopening session log: %v", err)
 	}
-	s.restore(ctx, events)
-	s.startMCP(ctx, req.MCPServers)
+	s.restore(ctx, events, replay)
+	s.startMCP(ctx, mcpServers)
 	if missingTranscript != nil {
 		// A log from before transcripts existed (or with the file lost):
 		// rebuild it so hooks that read transcript_path see the history.
@@ -61,14 +85,23 @@ func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 			a.log.Warn("rebuilding transcript", "session", s.id, "error", err)
 		}
 	}
-	s.record(sessionlog.TypeSessionLoad, map[string]any{"cwd": req.Cwd, "events": len(events), "warnings": warnings})
+	data := map[string]any{"cwd": cwd, "events": len(events), "warnings": warnings}
+	if !replay {
+		data["resumed"] = true
+	}
+	s.record(sessionlog.TypeSessionLoad, data)
 	s.queueSessionStart(ctx, "resume")
-	return &acp.LoadSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
+	return s, nil
 }
 
-// restore rebuilds the conversation from the log and replays it to the
-// editor as session/update notifications, in log order.
-func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
+// restore rebuilds the conversation from the log and, with replay,
+// replays it to the editor as session/update notifications, in log order.
+func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay bool) {
+	show := func(u acp.SessionUpdate) {
+		if replay {
+			s.notify(ctx, u)
+		}
+	}
 	var history []llm.Message
 	for _, ev := range events {
 		switch ev.Type {
@@ -84,9 +117,9 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
 			for _, b := range m.Content {
 				switch b.Type {
 				case llm.BlockText:
-					s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(b.Text)})
+					show(acp.AgentMessageChunk{Content: acp.TextBlock(b.Text)})
 				case llm.BlockThinking:
-					s.notify(ctx, acp.AgentThoughtChunk{Content: acp.TextBlock(b.Thinking)})
+					show(acp.AgentThoughtChunk{Content: acp.TextBlock(b.Thinking)})
 				}
 			}
 		case sessionlog.TypeUserPrompt:
@@ -97,29 +130,29 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event) {
 				continue
 			}
 			for _, b := range p.Content {
-				s.notify(ctx, acp.UserMessageChunk{Content: b})
+				show(acp.UserMessageChunk{Content: b})
 			}
 		case TypeAgentText:
 			var t struct {
 				Text string `json:"text"`
 			}
 			if json.Unmarshal(ev.Data, &t) == nil {
-				s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t.Text)})
+				show(acp.AgentMessageChunk{Content: acp.TextBlock(t.Text)})
 			}
 		case sessionlog.TypeToolCall:
 			var t toolEvent
 			if json.Unmarshal(ev.Data, &t) == nil {
-				s.notify(ctx, acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
+				show(acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
 			}
 		case sessionlog.TypeToolResult:
 			var t toolResultEvent
 			if json.Unmarshal(ev.Data, &t) == nil {
-				s.notify(ctx, acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
+				show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
 			}
 		case sessionlog.TypePlan:
 			var entries []acp.PlanEntry
 			if json.Unmarshal(ev.Data, &entries) == nil {
-				s.notify(ctx, acp.PlanUpdate{Entries: entries})
+				show(acp.PlanUpdate{Entries: entries})
 			}
 		case sessionlog.TypeModeChange:
 			var m struct {

@@ -1,0 +1,143 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+)
+
+// conversationUpdates are the updates that show the conversation itself
+// (what a replay sends), as opposed to the command list and options every
+// opened session gets.
+func conversationUpdates(updates []acp.SessionUpdate) []acp.SessionUpdate {
+	var out []acp.SessionUpdate
+	for _, u := range updates {
+		switch u.(type) {
+		case *acp.AgentMessageChunk, *acp.UserMessageChunk, *acp.AgentThoughtChunk, *acp.ToolCall, *acp.ToolCallUpdate, *acp.PlanUpdate:
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// TestResumeRestoresWithoutReplay: session/resume in a new process sends
+// none of the conversation back (the editor still shows it), yet the next
+// turn's request carries the whole history; session/load of the same log
+// replays it.
+func TestResumeRestoresWithoutReplay(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("the first answer"))
+	if h.init.AgentCapabilities.SessionCapabilities.Resume == nil || h.init.AgentCapabilities.SessionCapabilities.Delete == nil {
+		t.Fatalf("resume and delete not advertised: %+v", h.init.AgentCapabilities.SessionCapabilities)
+	}
+	sid := h.newSession()
+	h.prompt(sid, "first question")
+
+	h2 := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.StateDir = h.state }}, replyText("the second answer"))
+	var resumed acp.ResumeSessionResponse
+	if err := h2.editor.Call(h2.ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.cwd}, &resumed); err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Modes == nil || len(resumed.ConfigOptions) == 0 {
+		t.Errorf("resume answered %+v, want the modes and config options", resumed)
+	}
+	if got := conversationUpdates(h2.editor.Updates(sid)); len(got) != 0 {
+		t.Fatalf("resume replayed %d conversation updates, want none: %+v", len(got), got)
+	}
+	h2.prompt(sid, "second question")
+	reqs := h2.model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	body, _ := json.Marshal(reqs[0]["messages"])
+	for _, want := range []string{"first question", "the first answer", "second question"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the request after resume lacks %q: %s", want, body)
+		}
+	}
+
+	h3 := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.StateDir = h.state }})
+	if err := h3.editor.Call(h3.ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := agentText(h3.editor.Updates(sid)); !strings.Contains(got, "the first answer") || !strings.Contains(got, "the second answer") {
+		t.Fatalf("load replayed %q, want both answers", got)
+	}
+}
+
+// TestResumeUnknownSession answers -32002, as load does.
+func TestResumeUnknownSession(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	err := h.editor.Call(h.ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: "sess_nope", Cwd: h.cwd}, &acp.ResumeSessionResponse{})
+	var rpcErr *jsonrpc2.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeResourceNotFound {
+		t.Fatalf("resume of an unknown session: %v, want code %d", err, acp.CodeResourceNotFound)
+	}
+}
+
+// TestDeleteSession: deleting an open session ends it (SessionEnd runs),
+// removes its log, transcript and folder, and drops it from session/list;
+// afterwards it is unknown to every method, delete included.
+func TestDeleteSession(t *testing.T) {
+	var ended []string
+	seams := hookFunc(func(_ context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event == hooks.SessionEnd {
+			ended = append(ended, in.SessionID+":"+in.Reason)
+		}
+		return hooks.Decision{}
+	})
+	h := newHarness(t, harnessOpts{hooks: seams}, replyText("hello"))
+	sid := h.newSession()
+	keep := h.newSession()
+	h.prompt(sid, "hi")
+	logPath := sessionlog.Path(h.state, sid)
+	dir := strings.TrimSuffix(logPath, ".jsonl")
+	for _, p := range []string{logPath, filepath.Join(dir, "transcript.jsonl")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("before delete: %v", err)
+		}
+	}
+
+	if err := h.editor.Call(h.ctx, acp.MethodSessionDelete, acp.DeleteSessionRequest{SessionID: sid}, &struct{}{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ended) != 1 || ended[0] != sid+":other" {
+		t.Errorf("SessionEnd ran for %q, want once for %s", ended, sid)
+	}
+	for _, p := range []string{logPath, dir} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still exists after delete (%v)", p, err)
+		}
+	}
+	var list acp.ListSessionsResponse
+	if err := h.editor.Call(h.ctx, acp.MethodSessionList, acp.ListSessionsRequest{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != keep {
+		t.Errorf("session/list after delete = %+v, want only %s", list.Sessions, keep)
+	}
+	for _, call := range []struct {
+		method string
+		params any
+	}{
+		{acp.MethodSessionDelete, acp.DeleteSessionRequest{SessionID: sid}},
+		{acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.cwd}},
+		{acp.MethodSessionPrompt, acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.TextBlock("again")}}},
+	} {
+		err := h.editor.Call(h.ctx, call.method, call.params, &json.RawMessage{})
+		var rpcErr *jsonrpc2.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeResourceNotFound {
+			t.Errorf("%s after delete: %v, want code %d", call.method, err, acp.CodeResourceNotFound)
+		}
+	}
+}
