@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cordis-agent/cordis/bridge/codex/internal/toml"
 )
@@ -46,7 +45,7 @@ func parseTOMLFile(path string, data []byte) *hookFile {
 	}
 	tbl, ok := raw.(map[string]any)
 	if !ok {
-		return f.fail("hooks must be a table of events ([[hooks.<Event>]] ...), not %s", tomlTypeName(raw))
+		return f.fail("hooks must be a table of events ([[hooks.<Event>]] ...), not %s", toml.TypeName(raw))
 	}
 	events := map[string]json.RawMessage{}
 	var keys []string
@@ -129,23 +128,3 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 	buf.Write(b)
 }
 
-// tomlTypeName names a decoded TOML value's type for messages.
-func tomlTypeName(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	case time.Time, toml.LocalDateTime, toml.LocalDate, toml.LocalTime:
-		return "a date-time"
-	}
-	return fmt.Sprintf("%T", v)
-}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -465,9 +466,25 @@ func (p *parser) nameFor(path, key string) string {
 	return ""
 }
 
-// typeName names a value's TOML type for messages.
+// typeName names a value being decoded (a table under construction
+// included) for messages.
 func typeName(v any) string {
 	switch v := v.(type) {
+	case *tableArray:
+		return "an array of tables"
+	case *table:
+		if v.kind == inlineTable {
+			return "an inline table"
+		}
+		return "a table"
+	}
+	return TypeName(v)
+}
+
+// TypeName names the TOML type of a decoded value for messages ("a
+// string", "an array", "a table", ...).
+func TypeName(v any) string {
+	switch v.(type) {
 	case string:
 		return "a string"
 	case int64:
@@ -478,15 +495,12 @@ func typeName(v any) string {
 		return "a boolean"
 	case []any:
 		return "an array"
-	case *tableArray:
-		return "an array of tables"
-	case *table:
-		if v.kind == inlineTable {
-			return "an inline table"
-		}
+	case map[string]any:
 		return "a table"
+	case time.Time, LocalDateTime, LocalDate, LocalTime:
+		return "a date-time"
 	}
-	return "a date-time"
+	return fmt.Sprintf("%T", v)
 }
 
 // value parses a value at nesting depth; name is its key path, for
