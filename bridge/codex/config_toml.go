@@ -127,4 +127,3 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 	b, _ := json.Marshal(s) // a string always marshals
 	buf.Write(b)
 }
-
