@@ -91,6 +91,12 @@ type Input struct {
 	AgentID             string `json:"agent_id,omitempty"`
 	AgentType           string `json:"agent_type,omitempty"`
 	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
+	// CodexTranscriptPath and CodexAgentTranscriptPath are the same
+	// transcripts in Codex's rollout format: the Codex bridge renders them
+	// as transcript_path and agent_transcript_path, falling back to
+	// TranscriptPath and AgentTranscriptPath when they are empty.
+	CodexTranscriptPath      string `json:"-"`
+	CodexAgentTranscriptPath string `json:"-"`
 
 	// PreCompact: manual | auto.
 	Trigger            string `json:"trigger,omitempty"`

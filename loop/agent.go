@@ -21,6 +21,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 )
 
 // Config is everything the agent needs; cmd/cordis assembles it from
@@ -249,6 +250,13 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 		return nil, err
 	}
 	s.transcript = tw
+	rw, err := rollout.Open(rollout.Path(a.cfg.StateDir, id), a.rolloutOptions(id, cwd))
+	if err != nil {
+		tw.Close()
+		w.Close()
+		return nil, err
+	}
+	s.rollout = rw
 	if !existing {
 		s.record(sessionlog.TypeSessionStart, sessionStartData{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
 	}
@@ -263,6 +271,16 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 
 func (a *Agent) transcriptOptions(sessionID, cwd, agentID string) transcript.Options {
 	return transcript.Options{SessionID: sessionID, Cwd: cwd, Version: a.cfg.Version, AgentID: agentID, Model: a.cfg.Model, Now: a.cfg.Now}
+}
+
+// rolloutOptions are a session's rollout options; a subagent adds its
+// AgentID, AgentType and Depth.
+func (a *Agent) rolloutOptions(sessionID, cwd string) rollout.Options {
+	o := rollout.Options{SessionID: sessionID, Cwd: cwd, Version: a.cfg.Version, ContextWindow: a.cfg.ContextWindow, Now: a.cfg.Now}
+	if a.cfg.Provider != nil {
+		o.ModelProvider = a.cfg.Provider.Name()
+	}
+	return o
 }
 
 func (a *Agent) session(id string) (*Session, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 )
 
 // TypeAgentText logs text cordis itself showed the user (errors, hook
@@ -69,20 +70,28 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", cwd)
 	}
 	_, missingTranscript := os.Stat(transcript.Path(a.cfg.StateDir, id))
+	_, missingRollout := os.Stat(rollout.Path(a.cfg.StateDir, id))
 	s, err := a.openSession(id, cwd, extra, true)
 	if err != nil {
 		return nil, acp.InternalError("reopening session log: %v", err)
 	}
 	s.restore(ctx, events, replay)
 	s.startMCP(ctx, mcpServers)
-	if missingTranscript != nil {
+	if missingTranscript != nil || missingRollout != nil {
 		// A log from before transcripts existed (or with the file lost):
 		// rebuild it so hooks that read transcript_path see the history.
 		s.mu.Lock()
 		history := append([]llm.Message(nil), s.history...)
 		s.mu.Unlock()
-		if err := s.transcript.Append(history...); err != nil {
-			a.log.Warn("rebuilding transcript", "session", s.id, "error", err)
+		if missingTranscript != nil {
+			if err := s.transcript.Append(history...); err != nil {
+				a.log.Warn("rebuilding transcript", "session", s.id, "error", err)
+			}
+		}
+		if missingRollout != nil {
+			if err := s.rollout.Append(history...); err != nil {
+				a.log.Warn("rebuilding rollout transcript", "session", s.id, "error", err)
+			}
 		}
 	}
 	data := map[string]any{"cwd": cwd, "events": len(events), "warnings": warnings}

@@ -13,6 +13,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 )
 
 // Permission modes, after Claude Code's.
@@ -49,6 +50,8 @@ type Session struct {
 	// transcript is the session in Claude Code's JSONL shape, for hooks
 	// that read transcript_path.
 	transcript *transcript.Writer
+	// rollout is the session in Codex's rollout shape, for Codex hooks.
+	rollout *rollout.Writer
 
 	mu           sync.Mutex
 	mode         string
@@ -171,6 +174,7 @@ func (s *Session) systemPrompt(base string) []string {
 func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	s.mu.Lock()
 	in.SessionID, in.Cwd, in.PermissionMode, in.TranscriptPath = s.id, s.cwd, s.mode, s.transcript.Path()
+	in.CodexTranscriptPath = s.rollout.Path()
 	if in.Model == "" {
 		in.Model = s.model
 	}
@@ -200,6 +204,9 @@ func (s *Session) close() {
 	s.mcpManager().Close()
 	if err := s.transcript.Close(); err != nil {
 		s.agent.log.Warn("closing transcript", "session", s.id, "error", err)
+	}
+	if err := s.rollout.Close(); err != nil {
+		s.agent.log.Warn("closing rollout transcript", "session", s.id, "error", err)
 	}
 	if err := s.log.Close(); err != nil {
 		s.agent.log.Warn("closing session log", "session", s.id, "error", err)

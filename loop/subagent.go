@@ -14,6 +14,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 )
 
 const subagentPrompt = `You are a subagent of cordis, started by the main agent to do one task. Work autonomously with your tools, then answer with a concise report of what you found or did: your final message is all the main agent will see.`
@@ -43,6 +44,13 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	}
 	defer tw.Close()
 	agentType := firstNonEmpty(in.SubagentType, "general-purpose")
+	ro := s.agent.rolloutOptions(s.id, s.cwd)
+	ro.AgentID, ro.AgentType, ro.Depth = agentID, agentType, depth
+	rw, err := rollout.Open(rollout.SubagentPath(s.agent.cfg.StateDir, s.id, agentID), ro)
+	if err != nil {
+		return "", err
+	}
+	defer rw.Close()
 	r.record(sessionlog.TypeSubagentStart, map[string]any{"agentId": agentID, "toolCallId": parentCallID, "agentType": agentType, "description": in.Description})
 
 	// The subagent's seams, SubagentStart included, record into its log.
@@ -51,7 +59,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 			s.agent.log.Error("session log append failed", "session", s.id, "agent", agentID, "type", typ, "error", err)
 		}
 	}
-	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType, AgentTranscriptPath: tw.Path(), Record: childRecord})
+	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType, AgentTranscriptPath: tw.Path(), CodexAgentTranscriptPath: rw.Path(), Record: childRecord})
 	startContext := start.AdditionalContext
 
 	var (
@@ -61,7 +69,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	system := s.systemPrompt(subagentPrompt)
 	var history []llm.Message
 	child := &runner{
-		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, transcript: tw,
+		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, transcript: tw, rollout: rw,
 		toolsNow: func() []tools.Tool { return s.toolsFor(depth) }, system: system, stopEvent: hooks.SubagentStop,
 		emitText: func(ctx context.Context, t string) {
 			mu.Lock()

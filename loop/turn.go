@@ -15,6 +15,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 )
 
 const baseSystemPrompt = `You are cordis, a coding agent working inside the user's editor. You help with software engineering tasks: reading and changing code, running commands, explaining and planning.
@@ -178,6 +179,7 @@ type runner struct {
 	takeContext func() []string
 	stopEvent   hooks.Event
 	transcript  *transcript.Writer
+	rollout     *rollout.Writer
 	// model overrides the session's model for this runner ("" keeps it).
 	model string
 	// toolsNow re-reads the tool list before each model request (MCP
@@ -194,7 +196,7 @@ type runner struct {
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
 	system := s.systemPrompt(firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt))
 	return &runner{
-		s: s, turnID: turnID, history: &s.history, log: s.log, transcript: s.transcript, system: system, model: opts.model,
+		s: s, turnID: turnID, history: &s.history, log: s.log, transcript: s.transcript, rollout: s.rollout, system: system, model: opts.model,
 		toolsNow: func() []tools.Tool { return filterTools(s.toolsFor(0), opts) },
 		emitText: func(ctx context.Context, t string) {
 			s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t)})
@@ -253,6 +255,9 @@ func (r *runner) appendMessage(m llm.Message) {
 	if err := r.transcript.Append(m); err != nil {
 		r.s.agent.log.Warn("transcript append failed", "session", r.s.id, "error", err)
 	}
+	if err := r.rollout.Append(m); err != nil {
+		r.s.agent.log.Warn("rollout transcript append failed", "session", r.s.id, "error", err)
+	}
 }
 
 // run appends the user message and loops model steps and tool calls until
@@ -268,7 +273,11 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 	}
 	r.s.mu.Lock()
 	turnStart := len(*r.history)
+	tc := rollout.TurnContext{TurnID: r.turnID, Cwd: r.s.cwd, Model: firstNonEmpty(r.model, r.s.model), Mode: r.s.mode}
 	r.s.mu.Unlock()
+	if err := r.rollout.TurnContext(tc); err != nil {
+		r.s.agent.log.Warn("rollout transcript append failed", "session", r.s.id, "error", err)
+	}
 	r.appendMessage(user)
 	stopBlocks := 0
 	stopHookActive := false
@@ -359,7 +368,7 @@ func (r *runner) runStopHook(ctx context.Context, active bool) hooks.Decision {
 func (r *runner) hook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	in.TurnID, in.AgentID, in.Record = r.turnID, r.agentID, r.record
 	if r.agentID != "" {
-		in.AgentTranscriptPath = r.transcript.Path()
+		in.AgentTranscriptPath, in.CodexAgentTranscriptPath = r.transcript.Path(), r.rollout.Path()
 	}
 	if in.Model == "" {
 		in.Model = r.model
@@ -491,6 +500,9 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 		if err == nil {
 			r.lastText = text.String()
 			s.reportUsage(ctx, resp.Usage, firstNonEmpty(resp.Model, model))
+			if err := r.rollout.TokenCount(resp.Usage); err != nil {
+				s.agent.log.Warn("rollout transcript append failed", "session", s.id, "error", err)
+			}
 		}
 	}
 	in := &hooks.Input{Event: hooks.LLMResponse, Step: step, Request: req, Response: resp, Model: model}

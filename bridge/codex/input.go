@@ -74,7 +74,7 @@ func nullable(s string) any {
 func renderInput(event string, in *hooks.Input, tv *toolView) ([]byte, error) {
 	var o object
 	o.set("session_id", in.SessionID)
-	o.set("transcript_path", nullable(in.TranscriptPath))
+	o.set("transcript_path", nullable(firstNonEmpty(in.CodexTranscriptPath, in.TranscriptPath)))
 	o.set("cwd", in.Cwd)
 	o.set("hook_event_name", event)
 	o.set("model", in.Model)
@@ -126,7 +126,7 @@ func renderInput(event string, in *hooks.Input, tv *toolView) ([]byte, error) {
 	case evSubagentStop:
 		o.set("agent_id", in.AgentID)
 		o.set("agent_type", in.AgentType)
-		o.set("agent_transcript_path", nullable(in.AgentTranscriptPath))
+		o.set("agent_transcript_path", nullable(firstNonEmpty(in.CodexAgentTranscriptPath, in.AgentTranscriptPath)))
 		o.set("stop_hook_active", in.StopHookActive)
 		o.set("last_assistant_message", nullable(in.LastAssistantMessage))
 	case evStop:

@@ -107,6 +107,42 @@ func TestRenderInput(t *testing.T) {
 	}
 }
 
+// TestRenderInputCodexTranscripts: transcript_path and
+// agent_transcript_path name the Codex rollout transcripts when the loop
+// gives them, the Claude-shaped ones otherwise.
+func TestRenderInputCodexTranscripts(t *testing.T) {
+	in := &hooks.Input{Event: hooks.SubagentStop, SessionID: "s1", Cwd: "/w", Model: "m1", TurnID: "t1", AgentID: "a1", AgentType: "explore",
+		TranscriptPath: "/st/s1/transcript.jsonl", AgentTranscriptPath: "/st/s1/subagents/a1.transcript.jsonl",
+		CodexTranscriptPath: "/st/s1/rollout.transcript.jsonl", CodexAgentTranscriptPath: "/st/s1/subagents/a1.rollout.transcript.jsonl"}
+	for _, c := range []struct {
+		name              string
+		codex, codexAgent string
+		want, wantAgent   string
+	}{
+		{"rollout", in.CodexTranscriptPath, in.CodexAgentTranscriptPath, in.CodexTranscriptPath, in.CodexAgentTranscriptPath},
+		{"fallback", "", "", in.TranscriptPath, in.AgentTranscriptPath},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := *in
+			in.CodexTranscriptPath, in.CodexAgentTranscriptPath = c.codex, c.codexAgent
+			got, err := renderInput(evSubagentStop, &in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v struct {
+				TranscriptPath      string `json:"transcript_path"`
+				AgentTranscriptPath string `json:"agent_transcript_path"`
+			}
+			if err := json.Unmarshal(got, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.TranscriptPath != c.want || v.AgentTranscriptPath != c.wantAgent {
+				t.Errorf("transcript_path %q, agent_transcript_path %q; want %q, %q", v.TranscriptPath, v.AgentTranscriptPath, c.want, c.wantAgent)
+			}
+		})
+	}
+}
+
 // TestEditAndWriteBecomeApplyPatch: Edit/Write are shown to Codex hooks as
 // apply_patch with the patch text in tool_input.command.
 func TestEditAndWriteBecomeApplyPatch(t *testing.T) {

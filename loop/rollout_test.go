@@ -1,0 +1,253 @@
+package loop_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/bridge/claude"
+	"github.com/cordis-agent/cordis/bridge/codex"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+)
+
+// copyInputAndTranscript is a hook command that saves its stdin to
+// dir/name.json and the file its transcript_path names, as it is while
+// the hook runs, to dir/name.transcript.
+func copyInputAndTranscript(dir, name string) string {
+	in := filepath.Join(dir, name+".json")
+	return `cat > '` + in + `'; p=$(sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p' '` + in + `'); cp "$p" '` + filepath.Join(dir, name+".transcript") + `'`
+}
+
+// rolloutLines parses a rollout file into its lines.
+func rolloutLines(t *testing.T, data []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("rollout line %d is not JSON: %v\n%s", i+1, err, l)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// payloads returns the payloads of the lines of a type (and payload.type,
+// when sub is set).
+func payloads(lines []map[string]any, typ, sub string) []map[string]any {
+	var out []map[string]any
+	for _, l := range lines {
+		p, _ := l["payload"].(map[string]any)
+		if l["type"] == typ && (sub == "" || p["type"] == sub) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestCodexHooksSeeARollout: a Codex hook's transcript_path is the
+// session's Codex rollout, holding the conversation and a token_count per
+// model response with the session's cumulative usage; its SubagentStop
+// agent_transcript_path is the subagent's rollout. A Claude hook in the
+// same run still gets the Claude-shaped transcript.
+func TestCodexHooksSeeARollout(t *testing.T) {
+	dir := t.TempDir()
+	codexPath := codexFile(t, map[string]string{
+		"Stop":         copyInputAndTranscript(dir, "codex-stop"),
+		"SubagentStop": `cat > '` + filepath.Join(dir, "codex-substop.json") + `'`,
+	})
+	claudePath := filepath.Join(dir, "claude.json")
+	if err := os.WriteFile(claudePath, []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": `+jsonOf(copyInputAndTranscript(dir, "claude-stop"))+`}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := hooks.NewPipeline()
+	claude.New(claude.Config{Path: claudePath}, claude.Options{Name: "claude-hooks"}).Register(p)
+	codex.New(codex.Config{Path: codexPath}, codexOptions("codex-hooks")).Register(p)
+	h := newHarness(t, harnessOpts{hooks: p, mode: loop.ModeBypass},
+		streamBlocks("tool_use", bashEcho("toolu_1", "echoed-output"),
+			toolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
+		replyText("child found it"),
+		replyText("all done"))
+	sid := h.newSession()
+	h.prompt(sid, "the question")
+
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("hook output: %v", err)
+		}
+		return data
+	}
+	var codexStop, claudeStop, codexSubStop struct {
+		TranscriptPath      string `json:"transcript_path"`
+		AgentTranscriptPath string `json:"agent_transcript_path"`
+	}
+	for name, v := range map[string]any{"codex-stop.json": &codexStop, "claude-stop.json": &claudeStop, "codex-substop.json": &codexSubStop} {
+		if err := json.Unmarshal(read(name), v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if want := rollout.Path(h.state, sid); codexStop.TranscriptPath != want {
+		t.Errorf("Codex Stop transcript_path = %q, want %q", codexStop.TranscriptPath, want)
+	}
+	if want := transcript.Path(h.state, sid); claudeStop.TranscriptPath != want {
+		t.Errorf("Claude Stop transcript_path = %q, want %q", claudeStop.TranscriptPath, want)
+	}
+	if cc := string(read("claude-stop.transcript")); !strings.Contains(cc, `"type":"assistant"`) || !strings.Contains(cc, "all done") || strings.Contains(cc, "token_count") {
+		t.Errorf("Claude hook's transcript is not Claude-shaped:\n%s", cc)
+	}
+
+	// The rollout as the Codex Stop hook saw it.
+	lines := rolloutLines(t, read("codex-stop.transcript"))
+	if meta := lines[0]; meta["type"] != "session_meta" {
+		t.Fatalf("first line %v, want session_meta", meta)
+	} else if p := meta["payload"].(map[string]any); p["id"] != sid || p["originator"] != "cordis" || p["cwd"] != h.cwd || p["model_provider"] != "anthropic" {
+		t.Errorf("session_meta = %v", p)
+	}
+	if tc := payloads(lines, "turn_context", ""); len(tc) != 1 || tc[0]["turn_id"] != "turn-1" || tc[0]["model"] != "claude-test" || tc[0]["approval_policy"] != "never" {
+		t.Errorf("turn_context = %v", tc)
+	}
+	text := func(ps []map[string]any, key string) string {
+		var out []string
+		for _, p := range ps {
+			if s, ok := p[key].(string); ok {
+				out = append(out, s)
+			}
+		}
+		return strings.Join(out, "|")
+	}
+	if got := text(payloads(lines, "event_msg", "user_message"), "message"); got != "the question" {
+		t.Errorf("user_message events = %q", got)
+	}
+	if got := text(payloads(lines, "event_msg", "agent_message"), "message"); got != "all done" {
+		t.Errorf("agent_message events = %q (the child's text belongs in its own rollout)", got)
+	}
+	if got := text(payloads(lines, "response_item", "function_call"), "call_id"); got != "toolu_1|toolu_task" {
+		t.Errorf("function_call ids = %q", got)
+	}
+	outputs := payloads(lines, "response_item", "function_call_output")
+	if len(outputs) != 2 || outputs[0]["call_id"] != "toolu_1" || !strings.Contains(outputs[0]["output"].(string), "echoed-output") || outputs[1]["output"] != "child found it" {
+		t.Errorf("function_call_output = %v", outputs)
+	}
+	msgs := payloads(lines, "response_item", "message")
+	if len(msgs) != 2 || msgs[0]["role"] != "user" || msgs[1]["role"] != "assistant" || !strings.Contains(jsonOf(msgs[1]), `{"text":"all done","type":"output_text"}`) {
+		t.Errorf("messages = %v", jsonOf(msgs))
+	}
+
+	// One token_count per response of the main agent, cumulative: the last
+	// one's total is the sum of the usage the session log recorded.
+	var want rollout.Usage
+	var responses int
+	for _, ev := range sessionEvents(t, h, sid) {
+		if ev.Type != sessionlog.TypeModelResponse {
+			continue
+		}
+		var r struct{ Usage llm.Usage }
+		json.Unmarshal(ev.Data, &r)
+		u := rollout.UsageOf(r.Usage)
+		want.InputTokens += u.InputTokens
+		want.OutputTokens += u.OutputTokens
+		want.TotalTokens += u.TotalTokens
+		responses++
+	}
+	counts := payloads(lines, "event_msg", "token_count")
+	if len(counts) != 2 || responses != 2 || want.TotalTokens == 0 {
+		t.Fatalf("%d token_count lines, %d responses logged (total %d), want 2", len(counts), responses, want.TotalTokens)
+	}
+	info := counts[1]["info"].(map[string]any)
+	total := info["total_token_usage"].(map[string]any)
+	if total["total_tokens"] != float64(want.TotalTokens) || total["input_tokens"] != float64(want.InputTokens) || total["output_tokens"] != float64(want.OutputTokens) {
+		t.Errorf("total_token_usage = %v, want %+v", total, want)
+	}
+	if last := info["last_token_usage"].(map[string]any); last["total_tokens"] == total["total_tokens"] {
+		t.Errorf("last_token_usage %v equals the total: not cumulative", last)
+	}
+	if v, ok := counts[1]["rate_limits"]; !ok || v != nil {
+		t.Errorf("rate_limits = %v (present %v), want null", v, ok)
+	}
+
+	// SubagentStop: the parent's rollout and the child's own.
+	agentRollout := rollout.SubagentPath(h.state, sid, "agent-toolu_task")
+	if codexSubStop.TranscriptPath != rollout.Path(h.state, sid) || codexSubStop.AgentTranscriptPath != agentRollout {
+		t.Errorf("Codex SubagentStop paths = %q, %q; want %q, %q", codexSubStop.TranscriptPath, codexSubStop.AgentTranscriptPath, rollout.Path(h.state, sid), agentRollout)
+	}
+	data, err := os.ReadFile(agentRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := rolloutLines(t, data)
+	if p := child[0]["payload"].(map[string]any); child[0]["type"] != "session_meta" || p["id"] != "agent-toolu_task" || !strings.Contains(jsonOf(p["source"]), `"parent_thread_id":"`+sid+`"`) {
+		t.Errorf("child session_meta = %v", child[0])
+	}
+	if got := text(payloads(child, "event_msg", "user_message"), "message"); got != "Look around" {
+		t.Errorf("child user_message = %q", got)
+	}
+	if got := text(payloads(child, "event_msg", "agent_message"), "message"); got != "child found it" || len(payloads(child, "event_msg", "token_count")) != 1 {
+		t.Errorf("child rollout:\n%s", data)
+	}
+}
+
+// TestLoadRebuildsAMissingRollout: a session whose rollout is missing (a
+// log from before rollouts) gets one rebuilt from its history on load,
+// and a reopened rollout continues its cumulative usage.
+func TestLoadRebuildsAMissingRollout(t *testing.T) {
+	h := newHarness(t, harnessOpts{}, replyText("first answer"), replyText("second answer"))
+	sid := h.newSession()
+	h.prompt(sid, "first question")
+	path := rollout.Path(h.state, sid)
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func() {
+		t.Helper()
+		if err := h.editor.Call(h.ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beforeTotal := payloads(rolloutLines(t, before), "event_msg", "token_count")[0]["info"].(map[string]any)["total_token_usage"].(map[string]any)["total_tokens"].(float64)
+
+	// Reopened with the file in place: appended to, usage continued.
+	load()
+	h.prompt(sid, "second question")
+	data, _ := os.ReadFile(path)
+	lines := rolloutLines(t, data)
+	if n := len(payloads(lines, "session_meta", "")); n != 1 {
+		t.Errorf("%d session_meta lines after load, want 1", n)
+	}
+	counts := payloads(lines, "event_msg", "token_count")
+	if len(counts) != 2 {
+		t.Fatalf("%d token_count lines, want 2", len(counts))
+	}
+	info := counts[1]["info"].(map[string]any)
+	last := info["last_token_usage"].(map[string]any)["total_tokens"].(float64)
+	if total := info["total_token_usage"].(map[string]any)["total_tokens"].(float64); total != beforeTotal+last {
+		t.Errorf("total after load = %v, want %v + %v", total, beforeTotal, last)
+	}
+
+	// Lost: rebuilt from the history.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	load()
+	data, err = os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = rolloutLines(t, data)
+	var said []string
+	for _, p := range append(payloads(lines, "event_msg", "user_message"), payloads(lines, "event_msg", "agent_message")...) {
+		said = append(said, p["message"].(string))
+	}
+	if lines[0]["type"] != "session_meta" || strings.Join(said, "|") != "first question|second question|first answer|second answer" {
+		t.Errorf("rebuilt rollout:\n%s", data)
+	}
+}
