@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -301,31 +300,12 @@ func resultContent(in []llm.Block) any {
 }
 
 // lastUUID returns the uuid of the file's last complete line, after
-// cutting off a torn tail (bytes after the last '\n').
+// cutting off a torn tail.
 func lastUUID(f *os.File) (string, error) {
-	info, err := f.Stat()
+	lines, _, err := CompleteTail(f)
 	if err != nil {
 		return "", err
 	}
-	size := info.Size()
-	if size == 0 {
-		return "", nil
-	}
-	const window = 1 << 20
-	start := max(size-window, 0)
-	buf := make([]byte, size-start)
-	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-		return "", err
-	}
-	end := bytes.LastIndexByte(buf, '\n')
-	if end < len(buf)-1 {
-		// A torn last line: cut it off.
-		if err := f.Truncate(start + int64(end) + 1); err != nil {
-			return "", err
-		}
-		buf = buf[:end+1]
-	}
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
 		var e struct {
 			UUID string `json:"uuid"`

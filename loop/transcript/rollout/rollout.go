@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/loop/transcript"
 )
 
 // ErrClosed is returned by the writing methods after Close.
@@ -430,36 +430,13 @@ func resultText(in []llm.Block) string {
 	return strings.Join(parts, "\n")
 }
 
-// lastTotal cuts off a torn tail (bytes after the last '\n') and returns
-// whether the file is empty and the total_token_usage of its last
-// token_count line.
+// lastTotal cuts off a torn tail and returns whether the file is empty
+// and the total_token_usage of its last token_count line.
 func lastTotal(f *os.File) (empty bool, total Usage, err error) {
-	info, err := f.Stat()
+	lines, size, err := transcript.CompleteTail(f)
 	if err != nil {
 		return false, Usage{}, err
 	}
-	size := info.Size()
-	if size == 0 {
-		return true, Usage{}, nil
-	}
-	const window = 1 << 20
-	start := max(size-window, 0)
-	buf := make([]byte, size-start)
-	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-		return false, Usage{}, err
-	}
-	end := bytes.LastIndexByte(buf, '\n')
-	if end < len(buf)-1 {
-		// A torn last line: cut it off.
-		if err := f.Truncate(start + int64(end) + 1); err != nil {
-			return false, Usage{}, err
-		}
-		buf = buf[:end+1]
-		if start == 0 && end < 0 {
-			return true, Usage{}, nil
-		}
-	}
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
 		if !bytes.Contains(lines[i], []byte(`"token_count"`)) {
 			continue
@@ -471,7 +448,7 @@ func lastTotal(f *os.File) (empty bool, total Usage, err error) {
 			return false, l.Payload.Info.Total, nil
 		}
 	}
-	return false, Usage{}, nil
+	return size == 0, Usage{}, nil
 }
 
 func firstNonEmpty(ss ...string) string {
