@@ -59,15 +59,18 @@ type Options struct {
 // shared by every session; Run, Applies, Problems and Doctor are safe for
 // concurrent use.
 type Bridge struct {
-	path  string
-	home  string
-	name  string
-	prio  int
-	limit int
-	grace time.Duration
-	log   *slog.Logger
-	files *loader
-	trust *trust.Store
+	path string
+	home string
+	// userDir holds the user's settings.json: $CLAUDE_CONFIG_DIR, as in
+	// Claude Code, else <home>/.claude.
+	userDir string
+	name    string
+	prio    int
+	limit   int
+	grace   time.Duration
+	log     *slog.Logger
+	files   *loader
+	trust   *trust.Store
 	// notices remembers the untrusted hooks each session was shown.
 	notices trust.Notices
 }
@@ -89,7 +92,9 @@ func New(cfg Config, opts Options) *Bridge {
 		b.log = slog.New(slog.DiscardHandler)
 	}
 	if b.home == "" && b.path == "" {
-		b.home, _ = os.UserHomeDir()
+		b.home, b.userDir = userDirs()
+	} else if b.home != "" {
+		b.userDir = filepath.Join(b.home, ".claude")
 	}
 	if b.name == "" {
 		b.name = "bridge/claude"
@@ -157,7 +162,7 @@ func (b *Bridge) fileProblems(st fileState) []string {
 // not mentioned.
 func (b *Bridge) Doctor(cwd string) []string {
 	var out []string
-	for _, src := range sources(b.path, b.home, cwd) {
+	for _, src := range sources(b.path, b.userDir, b.home, cwd) {
 		st := b.files.loadState(src)
 		if !st.exists {
 			continue
@@ -183,14 +188,28 @@ func (b *Bridge) Doctor(cwd string) []string {
 // In the home directory those files are the user's own, need no trust and
 // are not returned.
 func Discover(cwd string) []trust.Discovered {
-	home, _ := os.UserHomeDir()
-	return discover(home, cwd)
+	home, userDir := userDirs()
+	return discover(userDir, home, cwd)
 }
 
-func discover(home, cwd string) []trust.Discovered {
+// userDirs returns the user's home directory and Claude Code's user folder
+// in it: $CLAUDE_CONFIG_DIR when set (Claude Code reads its user settings
+// there), else <home>/.claude.
+func userDirs() (home, userDir string) {
+	home, _ = os.UserHomeDir()
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		return home, dir
+	}
+	if home == "" {
+		return "", ""
+	}
+	return home, filepath.Join(home, ".claude")
+}
+
+func discover(userDir, home, cwd string) []trust.Discovered {
 	l := &loader{log: slog.New(slog.DiscardHandler), files: map[string]*fileState{}}
 	var out []trust.Discovered
-	for _, src := range sources("", home, cwd) {
+	for _, src := range sources("", userDir, home, cwd) {
 		if !src.project {
 			continue
 		}
@@ -260,7 +279,7 @@ func (b *Bridge) plan(in *hooks.Input) plan {
 	}
 	var sets []loaded
 	var disable *bool
-	for _, src := range sources(b.path, b.home, in.Cwd) {
+	for _, src := range sources(b.path, b.userDir, b.home, in.Cwd) {
 		s := b.files.load(src)
 		if s == nil {
 			continue

@@ -403,7 +403,7 @@ type source struct {
 // ~/.claude/settings.json, then the project's .claude/settings.json and
 // .claude/settings.local.json. When cwd is the home directory its
 // .claude files are the user's own and need no trust.
-func sources(explicit, home, cwd string) []source {
+func sources(explicit, userDir, home, cwd string) []source {
 	if explicit != "" {
 		return []source{{path: explicit}}
 	}
@@ -413,8 +413,8 @@ func sources(explicit, home, cwd string) []source {
 			out = append(out, source{path: p, project: project})
 		}
 	}
-	if home != "" {
-		add(filepath.Join(home, ".claude", "settings.json"), false)
+	if userDir != "" {
+		add(filepath.Join(userDir, "settings.json"), false)
 	}
 	if cwd != "" {
 		if abs, err := filepath.Abs(cwd); err == nil {

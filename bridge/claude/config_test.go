@@ -32,7 +32,7 @@ func standardBridge(t *testing.T, home string) (*Bridge, *bytes.Buffer) {
 // store: the project files' hooks, as they are now, run.
 func trustProject(t testing.TB, b *Bridge, cwd string) {
 	t.Helper()
-	for _, d := range discover(b.home, cwd) {
+	for _, d := range discover(b.userDir, b.home, cwd) {
 		if err := b.trust.Trust(d); err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,8 @@
 //	{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit",
 //	  "hooks": [{"type": "command", "command": "./check.sh", "timeout": 30}]}]}}
 //
-// Without a path, a session's hooks come from ~/.claude/settings.json,
+// Without a path, a session's hooks come from ~/.claude/settings.json
+// ($CLAUDE_CONFIG_DIR/settings.json when that is set, as in Claude Code),
 // <cwd>/.claude/settings.json and <cwd>/.claude/settings.local.json of the
 // session's cwd, appended in that order (never replaced); disableAllHooks
 // in the file of highest precedence that sets it turns them off. Files are

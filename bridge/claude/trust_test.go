@@ -169,7 +169,7 @@ func TestUserAndExplicitFilesNeedNoTrust(t *testing.T) {
 			t.Errorf("home settings.local.json did not run: %+v", d)
 		}
 	}
-	if ds := discover(home, home); len(ds) != 0 {
+	if ds := discover(filepath.Join(home, ".claude"), home, home); len(ds) != 0 {
 		t.Errorf("discover(home) = %+v", ds)
 	}
 
@@ -260,7 +260,7 @@ func TestTrustIdentity(t *testing.T) {
 
 func TestDiscover(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
-	if got := discover(home, cwd); len(got) != 0 {
+	if got := discover(filepath.Join(home, ".claude"), home, cwd); len(got) != 0 {
 		t.Errorf("no files: %+v", got)
 	}
 	project := filepath.Join(cwd, ".claude", "settings.json")
@@ -269,7 +269,7 @@ func TestDiscover(t *testing.T) {
 	os.WriteFile(project, []byte(`{"hooks": {"Stop": [{"matcher": "x", "hooks": [{"type": "command", "command": "a"}, {"type": "prompt", "prompt": "p"}, {"type": "bogus"}]}]}}`), 0o644)
 	os.WriteFile(local, []byte(`{"hooks": `), 0o644)
 	writeSettings(t, filepath.Join(home, ".claude", "settings.json"), map[hooks.Event][]groupSpec{hooks.Stop: echoGroup("user")})
-	got := discover(home, cwd)
+	got := discover(filepath.Join(home, ".claude"), home, cwd)
 	if len(got) != 2 {
 		t.Fatalf("discover = %+v", got)
 	}

@@ -32,7 +32,8 @@ type Options struct {
 	// Priority places the bridge's hooks in each seam's pipeline.
 	Priority int
 	// Home is the user's home directory, for ~/.codex/hooks.json and
-	// ~/.codex/config.toml (default os.UserHomeDir).
+	// ~/.codex/config.toml. Without it the user folder is $CODEX_HOME, as
+	// in Codex, else ~/.codex of os.UserHomeDir.
 	Home string
 	// Trust records which project hooks the user trusted. Without it no
 	// project hook runs (each is reported as untrusted).
@@ -50,7 +51,7 @@ type Bridge struct {
 	name     string
 	priority int
 	explicit string
-	home     string
+	userDir  string // the user layer: $CODEX_HOME or <home>/.codex
 	trust    *trust.Store
 	shell    []string
 	log      *slog.Logger
@@ -99,7 +100,6 @@ func New(cfg Config, opts Options) *Bridge {
 		trust:    opts.Trust,
 		shell:    opts.Shell,
 		log:      opts.Logger,
-		home:     opts.Home,
 		files:    map[string]*cachedFile{},
 		sessions: map[string]*sessionState{},
 		warned:   map[string]string{},
@@ -107,8 +107,15 @@ func New(cfg Config, opts Options) *Bridge {
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
-	if b.home == "" {
-		b.home, _ = os.UserHomeDir()
+	switch home := opts.Home; {
+	case home != "":
+		b.userDir = filepath.Join(home, ".codex")
+	case os.Getenv("CODEX_HOME") != "":
+		b.userDir = os.Getenv("CODEX_HOME")
+	default:
+		if home, _ = os.UserHomeDir(); home != "" {
+			b.userDir = filepath.Join(home, ".codex")
+		}
 	}
 	if cfg.Path != "" {
 		p := cfg.Path
@@ -191,9 +198,8 @@ func (b *Bridge) sources(cwd string) []source {
 			source{path: js, project: project},
 			source{path: filepath.Join(dir, configTOMLName), project: project, toml: true, sibling: js})
 	}
-	var user string
-	if b.home != "" {
-		user = filepath.Join(b.home, ".codex")
+	user := b.userDir
+	if user != "" {
 		layer(user, false)
 	}
 	if cwd != "" {

@@ -19,7 +19,8 @@
 // The plugin entry `bridge/codex` takes an optional `path`: one file to
 // run, read as a config.toml when its extension is .toml and as a
 // hooks.json otherwise. Without it the bridge reads, for each session,
-// the user layer (~/.codex/hooks.json, then ~/.codex/config.toml) and
+// the user layer (~/.codex/hooks.json, then ~/.codex/config.toml; the
+// folder is $CODEX_HOME when that is set, as in Codex) and
 // then the project layer (<cwd>/.codex/hooks.json, then
 // <cwd>/.codex/config.toml); every file's hooks run, in that order. When
 // a layer declares hooks in both its files, both are used (hooks.json
