@@ -127,12 +127,19 @@ type Agent struct {
 // New returns the constructor acp.Serve expects.
 func New(cfg Config) func(*acp.Client) acp.Agent {
 	cfg.setDefaults()
+	// Claude Code's user folder follows $CLAUDE_CONFIG_DIR, unless the
+	// configuration names the home directory (tests do).
+	claudeDir := ""
 	if cfg.Home == "" {
 		cfg.Home, _ = os.UserHomeDir()
+		claudeDir = os.Getenv("CLAUDE_CONFIG_DIR")
 	}
 	return func(c *acp.Client) acp.Agent {
-		return &Agent{cfg: cfg, client: c, log: cfg.Logger, sessions: map[string]*Session{},
-			commands: commands.NewRegistry(builtinCommands(), cfg.Home)}
+		reg := commands.NewRegistry(builtinCommands(), cfg.Home)
+		if claudeDir != "" {
+			reg.SetClaudeDir(claudeDir)
+		}
+		return &Agent{cfg: cfg, client: c, log: cfg.Logger, sessions: map[string]*Session{}, commands: reg}
 	}
 }
 

@@ -266,3 +266,16 @@ func TestArgumentsAppendedWhenTemplateHasNoPlaceholder(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// TestClaudeDir: SetClaudeDir moves the user's Claude commands (Claude
+// Code's $CLAUDE_CONFIG_DIR); ~/.claude/commands is then not read.
+func TestClaudeDir(t *testing.T) {
+	home, claudeDir, cwd := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".claude/commands/old.md"), "from ~/.claude")
+	write(t, filepath.Join(claudeDir, "commands/moved.md"), "from CLAUDE_CONFIG_DIR")
+	reg := NewRegistry(nil, home)
+	reg.SetClaudeDir(claudeDir)
+	if diff := cmp.Diff([]string{"moved:user"}, names(reg.Load(cwd))); diff != "" {
+		t.Fatalf("commands (-want +got):\n%s", diff)
+	}
+}

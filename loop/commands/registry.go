@@ -22,12 +22,15 @@ const maxCommandFile = 256 << 10
 
 // Registry merges command sources: project commands (<cwd>/.cordis/commands,
 // then <cwd>/.claude/commands) over user commands (~/.cordis/commands, then
-// ~/.claude/commands) over built-ins. Loading the files is cached per cwd
+// ~/.claude/commands, or SetClaudeDir's) over built-ins. Loading the files is cached per cwd
 // and invalidated when a command directory or file changes (or by
 // Invalidate); Enabled is evaluated on every lookup.
 type Registry struct {
 	builtins []Command
 	home     string
+	// claudeDir is Claude Code's user folder (<home>/.claude unless
+	// SetClaudeDir moved it).
+	claudeDir string
 	extra    func(cwd string) []Command // e.g. MCP prompts; may be nil
 
 	mu    sync.Mutex
@@ -37,8 +40,17 @@ type Registry struct {
 // NewRegistry returns a registry over builtins; home is the user's home
 // directory ("" skips user commands).
 func NewRegistry(builtins []Command, home string) *Registry {
-	return &Registry{builtins: builtins, home: home, cache: map[string]*Set{}}
+	r := &Registry{builtins: builtins, home: home, cache: map[string]*Set{}}
+	if home != "" {
+		r.claudeDir = filepath.Join(home, ".claude")
+	}
+	return r
 }
+
+// SetClaudeDir reads the user's Claude commands from dir/commands instead
+// of ~/.claude/commands (Claude Code's $CLAUDE_CONFIG_DIR). Call it before
+// the registry is used.
+func (r *Registry) SetClaudeDir(dir string) { r.claudeDir = dir }
 
 // LoadError is a command source that could not be loaded.
 type LoadError struct {
@@ -92,9 +104,10 @@ func (r *Registry) dirs(cwd string) []sourceDir {
 		{filepath.Join(cwd, ".claude", "commands"), SourceProject},
 	}
 	if r.home != "" {
-		out = append(out,
-			sourceDir{filepath.Join(r.home, ".cordis", "commands"), SourceUser},
-			sourceDir{filepath.Join(r.home, ".claude", "commands"), SourceUser})
+		out = append(out, sourceDir{filepath.Join(r.home, ".cordis", "commands"), SourceUser})
+	}
+	if r.claudeDir != "" {
+		out = append(out, sourceDir{filepath.Join(r.claudeDir, "commands"), SourceUser})
 	}
 	return out
 }
