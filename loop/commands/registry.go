@@ -22,16 +22,16 @@ const maxCommandFile = 256 << 10
 
 // Registry merges command sources: project commands (<cwd>/.cordis/commands,
 // then <cwd>/.claude/commands) over user commands (~/.cordis/commands, then
-// ~/.claude/commands, or SetClaudeDir's) over built-ins. Loading the files is cached per cwd
-// and invalidated when a command directory or file changes (or by
-// Invalidate); Enabled is evaluated on every lookup.
+// ~/.claude/commands or SetClaudeDir's) over built-ins. Loading the files
+// is cached per cwd and invalidated when a command directory or file
+// changes (or by Invalidate); Enabled is evaluated on every lookup.
 type Registry struct {
 	builtins []Command
 	home     string
 	// claudeDir is Claude Code's user folder (<home>/.claude unless
 	// SetClaudeDir moved it).
 	claudeDir string
-	extra    func(cwd string) []Command // e.g. MCP prompts; may be nil
+	extra     func(cwd string) []Command // e.g. MCP prompts; may be nil
 
 	mu    sync.Mutex
 	cache map[string]*Set
