@@ -23,9 +23,9 @@
 // starts `cordis acp --config cordis.snapshot.yml --state-dir state` from
 // the repository root with an environment holding nothing of the
 // developer's but PATH (no key, no proxy, a temporary HOME), and plays the
-// steps: initialize, newSession and loadSession (with the editor's
-// mcpServers, where {{mcptestserver}} names the test MCP server of
-// loop/mcp/mcptest), prompt (with permission answers chosen by option
+// steps: initialize, newSession, loadSession and resumeSession (with the
+// editor's mcpServers, where {{mcptestserver}} names the test MCP server
+// of loop/mcp/mcptest), prompt (with permission answers chosen by option
 // kind, an optional cancelWhen trigger, and an optional during: steps run
 // while the editor holds its answer to one of the turn's requests),
 // setMode, setConfigOption, restart. Every wait is for a durable event (the

@@ -58,7 +58,10 @@ type Step struct {
 	SetMode         *SetModeStep         `yaml:"setMode,omitempty"`
 	SetConfigOption *SetConfigOptionStep `yaml:"setConfigOption,omitempty"`
 	LoadSession     *LoadSessionStep     `yaml:"loadSession,omitempty"`
-	Restart         *RestartStep         `yaml:"restart,omitempty"`
+	// ResumeSession sends session/resume: the session reopens without a
+	// replay.
+	ResumeSession *LoadSessionStep `yaml:"resumeSession,omitempty"`
+	Restart       *RestartStep     `yaml:"restart,omitempty"`
 }
 
 // InitializeStep sends initialize.
@@ -148,7 +151,8 @@ type SetConfigOptionStep struct {
 	Session  int    `yaml:"session,omitempty"`
 }
 
-// LoadSessionStep sends session/load for an earlier session.
+// LoadSessionStep sends session/load (or, as resumeSession,
+// session/resume) for an earlier session.
 type LoadSessionStep struct {
 	Session int `yaml:"session"`
 	// MCPServers are passed as the request's mcpServers (default: none).
@@ -187,7 +191,7 @@ func LoadManifest(path string) (*Manifest, error) {
 // actions counts the actions set in a step (one is valid).
 func (s Step) actions() int {
 	n := 0
-	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.Restart != nil} {
+	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.ResumeSession != nil, s.Restart != nil} {
 		if set {
 			n++
 		}
@@ -213,7 +217,7 @@ func (m *Manifest) check() error {
 	sessions := 0
 	for i, s := range m.Steps {
 		if n := s.actions(); n != 1 {
-			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, restart), got %d", i+1, n)
+			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, resumeSession, restart), got %d", i+1, n)
 		}
 		switch {
 		case s.NewSession != nil:
@@ -253,14 +257,18 @@ func (m *Manifest) check() error {
 			if err := checkSession(i, s.SetConfigOption.Session, sessions); err != nil {
 				return err
 			}
-		case s.LoadSession != nil:
-			if s.LoadSession.Session < 1 {
-				return fmt.Errorf("step %d: loadSession.session is required (1 for the first session)", i+1)
+		case s.LoadSession != nil || s.ResumeSession != nil:
+			st, name := s.LoadSession, "loadSession"
+			if st == nil {
+				st, name = s.ResumeSession, "resumeSession"
 			}
-			if err := checkSession(i, s.LoadSession.Session, sessions); err != nil {
+			if st.Session < 1 {
+				return fmt.Errorf("step %d: %s.session is required (1 for the first session)", i+1, name)
+			}
+			if err := checkSession(i, st.Session, sessions); err != nil {
 				return err
 			}
-			if err := checkMCPServers(i, s.LoadSession.MCPServers); err != nil {
+			if err := checkMCPServers(i, st.MCPServers); err != nil {
 				return err
 			}
 		}

@@ -75,7 +75,8 @@ func (m *Manifest) usesMCPTestServer() bool {
 		return false
 	}
 	for _, st := range m.Steps {
-		if st.NewSession != nil && uses(st.NewSession.MCPServers) || st.LoadSession != nil && uses(st.LoadSession.MCPServers) {
+		if st.NewSession != nil && uses(st.NewSession.MCPServers) || st.LoadSession != nil && uses(st.LoadSession.MCPServers) ||
+			st.ResumeSession != nil && uses(st.ResumeSession.MCPServers) {
 			return true
 		}
 	}

@@ -78,6 +78,8 @@ func (p *Printer) Sent(process int, msg []byte) {
 			p.line("→ new session")
 		case "session/load":
 			p.line("→ load session %d", p.sessions[str(params["sessionId"])])
+		case "session/resume":
+			p.line("→ resume session %d", p.sessions[str(params["sessionId"])])
 		case "session/prompt":
 			text := ""
 			if blocks, ok := params["prompt"].([]any); ok {

@@ -461,12 +461,16 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		}
 		_, err = a.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": st.SetConfigOption.ConfigID, "value": st.SetConfigOption.Value})
 		return err
-	case st.LoadSession != nil:
-		sid, err := p.sessionAt(st.LoadSession.Session)
+	case st.LoadSession != nil || st.ResumeSession != nil:
+		reopen, method := st.LoadSession, "session/load"
+		if reopen == nil {
+			reopen, method = st.ResumeSession, "session/resume"
+		}
+		sid, err := p.sessionAt(reopen.Session)
 		if err != nil {
 			return err
 		}
-		if _, err := a.call("session/load", map[string]any{"sessionId": sid, "cwd": p.dirs.workspace, "mcpServers": p.mcpServers(st.LoadSession.MCPServers)}); err != nil {
+		if _, err := a.call(method, map[string]any{"sessionId": sid, "cwd": p.dirs.workspace, "mcpServers": p.mcpServers(reopen.MCPServers)}); err != nil {
 			return err
 		}
 		p.mu.Lock()
