@@ -444,7 +444,7 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	}
 	s.mu.Lock()
 	model := firstNonEmpty(r.model, s.model)
-	msgs := mergeAdjacent(*r.history)
+	msgs := limitImages(mergeAdjacent(*r.history))
 	s.mu.Unlock()
 	req := &llm.Request{
 		Model:          model,
