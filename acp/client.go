@@ -92,6 +92,16 @@ func (c *Client) RequestPermission(ctx context.Context, req *RequestPermissionRe
 	return &resp, nil
 }
 
+// CreateElicitation asks the user for input (elicitation/create). Send it
+// only when the client advertised the mode (ElicitationForm).
+func (c *Client) CreateElicitation(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+	var resp CreateElicitationResponse
+	if err := c.call(ctx, MethodElicitationCreate, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
 // ReadTextFile reads a file through the editor (its unsaved buffer view).
 func (c *Client) ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (string, error) {
 	var resp ReadTextFileResponse

@@ -34,6 +34,7 @@ const (
 	MethodTerminalWaitForExit      = "terminal/wait_for_exit"
 	MethodTerminalKill             = "terminal/kill"
 	MethodTerminalRelease          = "terminal/release"
+	MethodElicitationCreate        = "elicitation/create"
 )
 
 // Meta is the `_meta` extension object every ACP type may carry.
@@ -66,11 +67,24 @@ type ClientCapabilities struct {
 	Auth *struct {
 		Terminal bool `json:"terminal,omitempty"`
 	} `json:"auth,omitempty"`
-	Meta Meta `json:"_meta,omitempty"`
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	Meta        Meta                     `json:"_meta,omitempty"`
+}
+
+// ElicitationCapabilities are the elicitation modes the client supports.
+type ElicitationCapabilities struct {
+	Form *Supported `json:"form,omitempty"`
+	URL  *Supported `json:"url,omitempty"`
 }
 
 // Notices reports whether the client accepts `notice` updates.
 func (c ClientCapabilities) Notices() bool { return c.Session != nil && c.Session.Notices != nil }
+
+// ElicitationForm reports whether the client takes form elicitations
+// (elicitation/create in form mode).
+func (c ClientCapabilities) ElicitationForm() bool {
+	return c.Elicitation != nil && c.Elicitation.Form != nil
+}
 
 type InitializeRequest struct {
 	ProtocolVersion    int                `json:"protocolVersion"`
@@ -639,6 +653,34 @@ type PermissionOutcome struct {
 
 type RequestPermissionResponse struct {
 	Outcome PermissionOutcome `json:"outcome"`
+}
+
+// CreateElicitationRequest is a form elicitation tied to a session (and
+// optionally a tool call): Mode is "form", RequestedSchema a flat object
+// schema of primitive properties. URL mode and request-scoped
+// elicitations are not sent.
+type CreateElicitationRequest struct {
+	SessionID       string          `json:"sessionId"`
+	ToolCallID      string          `json:"toolCallId,omitempty"`
+	Mode            string          `json:"mode"`
+	Message         string          `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema"`
+	Meta            Meta            `json:"_meta,omitempty"`
+}
+
+// Elicitation actions.
+const (
+	ElicitationAccept  = "accept"
+	ElicitationDecline = "decline"
+	ElicitationCancel  = "cancel"
+)
+
+// CreateElicitationResponse is the user's answer: Content (an object) only
+// with accept.
+type CreateElicitationResponse struct {
+	Action  string          `json:"action"`
+	Content json.RawMessage `json:"content,omitempty"`
+	Meta    Meta            `json:"_meta,omitempty"`
 }
 
 type ReadTextFileRequest struct {

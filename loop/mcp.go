@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -34,6 +35,9 @@ func (s *Session) startMCP(ctx context.Context, servers []acp.MCPServer) {
 	opts.Roots = s.roots
 	opts.Version = s.agent.cfg.Version
 	opts.Logger = s.agent.log.With("session", s.id)
+	if s.agent.client.Capabilities().ElicitationForm() {
+		opts.Elicit = s.elicit
+	}
 	m := mcp.Start(ctx, specs, opts)
 	s.mu.Lock()
 	closed := s.closed
@@ -58,6 +62,37 @@ func (s *Session) startMCP(ctx context.Context, servers []acp.MCPServer) {
 		list = append(list, serverStatus{Name: st.Name, Transport: st.Transport, OK: st.OK, Tools: st.Tools, Prompts: st.Prompts, Error: st.Err})
 	}
 	s.record(sessionlog.TypeNotice, map[string]any{"kind": "mcpServers", "servers": list})
+}
+
+// toolCallKey is the context key of the id of the tool call a tool runs
+// for (see withToolCall).
+type toolCallKey struct{}
+
+// withToolCall marks ctx as the context of the tool call id, so that an
+// MCP server's elicitation during the call can name it.
+func withToolCall(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, toolCallKey{}, id)
+}
+
+// elicit forwards an MCP server's form elicitation to the editor, as ACP
+// elicitation/create (the editor advertised elicitation.form), and returns
+// its answer unchanged. The message is prefixed with the server's name, as
+// MCP asks clients to show which server asks. The tool call is named when
+// ctx is that of the only call in progress on the server (see
+// mcp.ElicitFunc); ctx ends with the call, so with the turn.
+func (s *Session) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitResult, error) {
+	r := &acp.CreateElicitationRequest{
+		SessionID:       s.id,
+		Mode:            "form",
+		Message:         fmt.Sprintf("The MCP server %q asks: %s", req.Server, req.Message),
+		RequestedSchema: req.RequestedSchema,
+	}
+	r.ToolCallID, _ = ctx.Value(toolCallKey{}).(string)
+	resp, err := s.agent.client.CreateElicitation(ctx, r)
+	if err != nil {
+		return mcp.ElicitResult{}, err
+	}
+	return mcp.ElicitResult{Action: resp.Action, Content: resp.Content}, nil
 }
 
 func (s *Session) mcpManager() *mcp.Manager {

@@ -129,7 +129,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 
 	s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Status: acp.ToolStatusInProgress})
 	started := time.Now()
-	res := tool.Run(ctx, env, input)
+	res := tool.Run(withToolCall(ctx, use.ID), env, input)
 	took := time.Since(started)
 	if ctx.Err() != nil && !res.IsError {
 		res = tools.Result{Text: "The user interrupted this tool call.", IsError: true}

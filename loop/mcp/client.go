@@ -77,6 +77,11 @@ type client struct {
 	log      *slog.Logger
 	roots    []root
 	onNotify func(method string) // called on the read path
+	// server is the server's name as configured; elicit, when set, answers
+	// its elicitation/create (and the capability is offered). Both are set
+	// before connect.
+	server string
+	elicit ElicitFunc
 
 	// life ends with the client; it bounds the messages the client sends
 	// on its own (answers, cancellations).
@@ -87,12 +92,15 @@ type client struct {
 	mu      sync.Mutex
 	nextID  int64
 	pending map[int64]chan *message
+	// working are the contexts of the calls in progress that may elicit
+	// (tools/call, prompts/get), by id.
+	working map[int64]context.Context
 	err     error         // why the connection ended (a connError)
 	done    chan struct{} // closed when it ended
 }
 
 func newClient(t transport, log *slog.Logger, roots []string, onNotify func(method string)) *client {
-	c := &client{t: t, log: log, roots: []root{}, onNotify: onNotify, pending: map[int64]chan *message{}, done: make(chan struct{})}
+	c := &client{t: t, log: log, roots: []root{}, onNotify: onNotify, pending: map[int64]chan *message{}, working: map[int64]context.Context{}, done: make(chan struct{})}
 	for _, r := range roots {
 		c.roots = append(c.roots, root{URI: (&url.URL{Scheme: "file", Path: r}).String(), Name: filepath.Base(r)})
 	}
@@ -107,10 +115,14 @@ func (c *client) connect(ctx context.Context, version string) (*initializeResult
 		return nil, err
 	}
 	var res initializeResult
-	err := c.call(ctx, "initialize", initializeParams{
+	params := initializeParams{
 		ProtocolVersion: protocolVersion,
 		ClientInfo:      implementation{Name: "cordis", Title: "cordis", Version: version},
-	}, &res)
+	}
+	if c.elicit != nil {
+		params.Capabilities.Elicitation = &struct{}{}
+	}
+	err := c.call(ctx, "initialize", params, &res)
 	if err != nil {
 		return nil, err
 	}
@@ -164,10 +176,14 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 	c.nextID++
 	id, ch := c.nextID, make(chan *message, 1)
 	c.pending[id] = ch
+	if method == "tools/call" || method == "prompts/get" {
+		c.working[id] = ctx
+	}
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		delete(c.pending, id)
+		delete(c.working, id)
 		c.mu.Unlock()
 	}()
 
@@ -302,6 +318,15 @@ func (c *client) answer(req *message) {
 		reply.Result = json.RawMessage("{}")
 	case "roots/list":
 		reply.Result, err = json.Marshal(rootsResult{Roots: c.roots})
+	case "elicitation/create":
+		if c.elicit == nil {
+			reply.Error = &rpcError{Code: codeMethodNotFound, Message: "method not found: " + req.Method}
+			break
+		}
+		var res *elicitResult
+		if res, reply.Error = c.elicitation(req.Params); reply.Error == nil {
+			reply.Result, err = json.Marshal(res)
+		}
 	default:
 		reply.Error = &rpcError{Code: codeMethodNotFound, Message: "method not found: " + req.Method}
 	}

@@ -30,6 +30,21 @@
 // from 2024-11-05 on that a server answers with; any other fails the
 // handshake. Servers may ask for the roots (Options.Roots) and ping.
 //
+// Elicitation: with Options.Elicit set, initialize offers the elicitation
+// capability as {} (form mode only, the 2025-06-18 shape, which 2025-11-25
+// reads as form only), and a server's elicitation/create is answered by
+// Elicit: an error, or a context that ends first, answers
+// {action:"cancel"}; a malformed request (no message, a requestedSchema
+// that is not a flat object schema of primitives, a mode other than form)
+// is answered -32602 without calling Elicit. URL mode (mode "url",
+// notifications/elicitation/complete, the URL-required error) is out of
+// scope and never offered. Without Elicit the capability is not offered
+// and elicitation/create is answered -32601, so servers fall back. A
+// server's request does not say which of its calls it belongs to: Elicit's
+// context is that of the call when exactly one tools/call or prompts/get
+// is in progress (see ElicitFunc). Each elicitation runs on its own
+// goroutine; several may be pending at once.
+//
 // Failures never break the session. A server that cannot be started or
 // does not finish the handshake (and the first tools/list and prompts/list)
 // within HandshakeTimeout is reported by Failures and Status and offers no

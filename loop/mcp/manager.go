@@ -60,6 +60,11 @@ type Options struct {
 	// Version is cordis's version, sent as the client's version.
 	Version string
 	Logger  *slog.Logger
+	// Elicit, when set, answers the servers' form elicitations
+	// (elicitation/create), and the elicitation capability is offered in
+	// initialize. When nil it is not offered, and a server that asks
+	// anyway is answered "method not found". See ElicitFunc.
+	Elicit ElicitFunc
 }
 
 func (o *Options) setDefaults() {

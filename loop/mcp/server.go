@@ -59,6 +59,7 @@ func (s *server) connect(ctx context.Context) error {
 		return s.fail(err)
 	}
 	c := newClient(t, opts.Logger.With("server", s.spec.Name), opts.Roots, s.notified)
+	c.server, c.elicit = s.spec.Name, opts.Elicit
 	s.mu.Lock()
 	s.c = c
 	s.mu.Unlock()

@@ -48,7 +48,10 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return e.Message }
 
-const codeMethodNotFound = -32601
+const (
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+)
 
 type implementation struct {
 	Name    string `json:"name"`
@@ -63,9 +66,27 @@ type initializeParams struct {
 }
 
 // clientCaps offers roots; their list never changes during a session, so
-// listChanged is not claimed.
+// listChanged is not claimed. Elicitation, when offered, is the empty
+// object: form mode only, in the shape of 2025-06-18 that 2025-11-25 reads
+// as form only too ({"form":{}} would be refused by strict 2025-06-18
+// servers, and the version is not known before the answer).
 type clientCaps struct {
-	Roots struct{} `json:"roots"`
+	Roots       struct{}  `json:"roots"`
+	Elicitation *struct{} `json:"elicitation,omitempty"`
+}
+
+// elicitParams are the params of elicitation/create. Mode is "form" or
+// absent (form) in form mode; URL mode is not offered.
+type elicitParams struct {
+	Mode            string          `json:"mode"`
+	Message         *string         `json:"message"`
+	RequestedSchema json.RawMessage `json:"requestedSchema"`
+}
+
+// elicitResult is the answer to elicitation/create.
+type elicitResult struct {
+	Action  string          `json:"action"`
+	Content json.RawMessage `json:"content,omitempty"`
 }
 
 type initializeResult struct {

@@ -19,7 +19,10 @@ const (
 	// answers; exits at end of input), "exit" (writes to stderr and exits 2
 	// at once) or "noisy" (normal, but each answer follows lines that are
 	// not MCP messages: not JSON, JSON that is no JSON-RPC message, and an
-	// answer to a request never made).
+	// answer to a request never made), "elicit" (normal, plus the tools
+	// ask, ask_bad and caps: ask sends elicitation/create and returns the
+	// answer, ask_bad sends a malformed one, caps returns the client's
+	// initialize capabilities).
 	EnvMode = "CORDIS_MCPTEST_MODE"
 	// EnvPIDFile names a file the server appends its pid to (and the pid
 	// of its child, with EnvChild).
@@ -66,7 +69,8 @@ func Serve(in io.Reader, out, errOut io.Writer) int {
 		io.Copy(io.Discard, in)
 		return 0
 	}
-	s := &stdioServer{out: out, errOut: errOut, noisy: os.Getenv(EnvMode) == "noisy"}
+	mode := os.Getenv(EnvMode)
+	s := &stdioServer{out: out, errOut: errOut, noisy: mode == "noisy", elicit: mode == "elicit", pending: map[string]chan message{}}
 	return s.run(in)
 }
 
@@ -83,10 +87,14 @@ type stdioServer struct {
 	out    io.Writer
 	errOut io.Writer
 	noisy  bool
+	elicit bool
 	wmu    sync.Mutex
 
-	mu    sync.Mutex
-	extra bool // add_tool was called
+	mu      sync.Mutex
+	extra   bool // add_tool was called
+	caps    json.RawMessage
+	nextID  int
+	pending map[string]chan message // requests of the server, by id
 }
 
 type message struct {
@@ -94,6 +102,8 @@ type message struct {
 	ID      json.RawMessage `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
 }
 
 func (s *stdioServer) run(in io.Reader) int {
@@ -105,8 +115,18 @@ func (s *stdioServer) run(in io.Reader) int {
 			fmt.Fprintf(s.errOut, "mcptest: bad line: %v\n", err)
 			continue
 		}
+		if m.Method == "" && len(m.ID) > 0 {
+			s.mu.Lock()
+			ch := s.pending[string(m.ID)]
+			delete(s.pending, string(m.ID))
+			s.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+			continue
+		}
 		if m.Method == "" || len(m.ID) == 0 {
-			continue // a response or a notification
+			continue // a notification
 		}
 		if m.Method == "tools/call" {
 			go s.call(m) // calls may hang; the others go on
@@ -141,9 +161,13 @@ func (s *stdioServer) handle(m message) {
 	switch m.Method {
 	case "initialize":
 		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
+			ProtocolVersion string          `json:"protocolVersion"`
+			Capabilities    json.RawMessage `json:"capabilities"`
 		}
 		json.Unmarshal(m.Params, &p)
+		s.mu.Lock()
+		s.caps = p.Capabilities
+		s.mu.Unlock()
 		version := p.ProtocolVersion
 		if version == "" {
 			version = "2025-06-18"
@@ -213,6 +237,12 @@ func (s *stdioServer) toolList() []any {
 		map[string]any{"name": "add_tool", "description": "Adds the tool extra.", "inputSchema": schema(map[string]any{})},
 		map[string]any{"name": "odd name/with.dots", "description": "A name that needs normalizing.", "inputSchema": map[string]any{"properties": map[string]any{}}},
 	}
+	if s.elicit {
+		list = append(list,
+			map[string]any{"name": "ask", "description": "Asks the user through elicitation/create.", "inputSchema": schema(map[string]any{"message": str})},
+			map[string]any{"name": "ask_bad", "description": "Sends a malformed elicitation/create.", "inputSchema": schema(map[string]any{})},
+			map[string]any{"name": "caps", "description": "Returns the client's capabilities.", "inputSchema": schema(map[string]any{})})
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.extra {
@@ -269,7 +299,40 @@ func (s *stdioServer) call(m message) {
 		result([]any{text("added extra")}, false)
 	case "extra":
 		result([]any{text("extra ran")}, false)
+	case "ask":
+		msg := p.Arguments["message"]
+		if msg == "" {
+			msg = "Which name?"
+		}
+		result([]any{text(s.ask(map[string]any{"mode": "form", "message": msg, "requestedSchema": schema(map[string]any{
+			"name":  map[string]any{"type": "string", "title": "Name"},
+			"count": map[string]any{"type": "integer", "minimum": 1},
+		}, "name")}))}, false)
+	case "ask_bad":
+		result([]any{text(s.ask(map[string]any{"message": "Bad schema", "requestedSchema": "not an object"}))}, false)
+	case "caps":
+		s.mu.Lock()
+		caps := string(s.caps)
+		s.mu.Unlock()
+		result([]any{text(caps)}, false)
 	default:
 		s.replyError(m.ID, -32602, "unknown tool "+p.Name)
 	}
+}
+
+// ask sends elicitation/create with params, waits for the client's answer
+// and describes it: "result: {...}" or "error: {...}".
+func (s *stdioServer) ask(params map[string]any) string {
+	s.mu.Lock()
+	s.nextID++
+	id := fmt.Sprintf(`"elicit-%d"`, s.nextID)
+	ch := make(chan message, 1)
+	s.pending[id] = ch
+	s.mu.Unlock()
+	s.write(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "elicitation/create", "params": params})
+	m := <-ch
+	if len(m.Error) > 0 {
+		return "error: " + string(m.Error)
+	}
+	return "result: " + string(m.Result)
 }
