@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/loop/tools"
 )
 
 // Limits on the images one model request carries. The Anthropic API
@@ -75,5 +76,5 @@ func limitBlocks(blocks []llm.Block, keep func(llm.Block) bool) ([]llm.Block, bo
 
 func imageLeftOut(b llm.Block) string {
 	return fmt.Sprintf("[an earlier image (%s, %d KB) is left out of this request to keep it within the model API's limits; read the file again to see it]",
-		b.MediaType, len(b.Data)*3/4>>10)
+		b.MediaType, tools.DecodedLen(b.Data)>>10)
 }

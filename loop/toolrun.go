@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -235,25 +234,13 @@ func toolResponse(res tools.Result) json.RawMessage {
 	}
 	images := make([]image, len(res.Images))
 	for i, im := range res.Images {
-		images[i] = image{MediaType: im.MediaType, Data: im.Data, Size: decodedLen(im.Data)}
+		images[i] = image{MediaType: im.MediaType, Data: im.Data, Size: tools.DecodedLen(im.Data)}
 	}
 	b, _ := json.Marshal(struct {
 		Output string  `json:"output"`
 		Images []image `json:"images"`
 	}{res.Text, images})
 	return b
-}
-
-// decodedLen is the number of bytes padded standard base64 s decodes to.
-func decodedLen(s string) int {
-	n := len(s) / 4 * 3
-	switch {
-	case strings.HasSuffix(s, "=="):
-		n -= 2
-	case strings.HasSuffix(s, "="):
-		n--
-	}
-	return n
 }
 
 func rawOrEmpty(in json.RawMessage) json.RawMessage {

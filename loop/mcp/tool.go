@@ -3,7 +3,6 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,7 +180,7 @@ func resultOf(res *callResult) tools.Result {
 			parts = append(parts, c.Text)
 			hasText = true
 		case "image", "audio":
-			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes]", c.Type, orUnknown(c.MIMEType), decodedLen(c.Data)))
+			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes]", c.Type, orUnknown(c.MIMEType), tools.DecodedLen(c.Data)))
 			if img, ok := tools.SendableImage(c.MIMEType, c.Data); ok && c.Type == "image" {
 				images = append(images, img)
 			}
@@ -228,13 +227,7 @@ func embedded(r *resourceContents) string {
 	if r.Text != "" {
 		return fmt.Sprintf("[resource: %s]\n%s", r.URI, r.Text)
 	}
-	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), decodedLen(r.Blob))
-}
-
-// decodedLen is the size of the bytes base64 data stands for, padded or
-// not, without decoding them.
-func decodedLen(data string) int {
-	return base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(data, "=")))
+	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), tools.DecodedLen(r.Blob))
 }
 
 func orUnknown(s string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Kind is the ACP tool kind shown by the editor. The values are ACP's.
@@ -68,6 +69,12 @@ type Diff struct {
 type Image struct {
 	MediaType string `json:"mediaType"`
 	Data      string `json:"data"`
+}
+
+// DecodedLen is the number of bytes base64 data (standard alphabet, padded
+// or not) stands for.
+func DecodedLen(data string) int {
+	return base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(data, "=")))
 }
 
 // SendableImage returns the image a tool other than Read (an MCP server's)
