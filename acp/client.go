@@ -35,14 +35,14 @@ type Client struct {
 // NewClient wraps a JSON-RPC connection.
 func NewClient(conn rpc) *Client { return &Client{rpc: conn} }
 
-// streamClient is the server's client: session updates go straight to
-// the line stream under conn.
-func streamClient(conn *jsonrpc2.Conn, stream *lineStream) *Client {
-	c := NewClient(conn)
+// attach connects the server's client, made before the connection
+// exists, to it: session updates go straight to the line stream under
+// conn. The server calls it before any request can reach the client.
+func (c *Client) attach(conn *jsonrpc2.Conn, stream *lineStream) {
+	c.rpc = conn
 	c.updates = func(n SessionNotification) error {
 		return stream.notify(conn.DisconnectNotify(), MethodSessionUpdate, n)
 	}
-	return c
 }
 
 // Capabilities returns what the editor advertised in initialize.

@@ -8,6 +8,9 @@
 // read goroutine, except session/prompt, which is registered synchronously
 // (so a session/cancel that follows it always finds it) and then runs on
 // its own goroutine (so its reverse calls cannot deadlock the read loop).
+// The first line, when it is an initialize request, is answered before
+// the connection and its goroutines start, with the same bytes the
+// connection would write: that is most of an editor's wait at start-up.
 //
 // Concurrency: Agent methods other than Prompt are called one at a time, in
 // wire order; Prompt calls run concurrently with them and with each other

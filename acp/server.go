@@ -79,12 +79,11 @@ type Options struct {
 	// ShutdownGrace bounds how long Serve waits for cancelled turns to end
 	// after the client disconnects.
 	ShutdownGrace time.Duration
-	// Prepare, when set, runs once before newAgent is called, while the
-	// connection already reads and decodes the editor's first request:
-	// slow set-up (cordis loads its configuration there) then overlaps
-	// that work instead of delaying it. Requests wait until it returns. If
-	// it fails, Serve answers nothing and returns its error.
-	Prepare func() error
+	// Started, when set, runs once the editor's first message has been
+	// handled and the connection is running. Set-up that the first answer
+	// does not need (cordis installs its signal handlers there) then
+	// stays off the path to it.
+	Started func()
 }
 
 // turn is a running session/prompt.
@@ -109,8 +108,8 @@ type Server struct {
 	turns       map[string]*turn // by session id: the latest turn
 	wg          sync.WaitGroup
 	baseCtx     context.Context
-	// ready is closed once agent and client are set, or Prepare failed
-	// (agent nil); the read loop starts inside NewConn, before they can be.
+	// ready is closed once the client is attached to the connection:
+	// the read loop starts inside NewConn, before it can be.
 	ready chan struct{}
 }
 
@@ -134,17 +133,15 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 	defer cancel(nil)
 
 	s := &Server{log: opts.Logger, opts: opts, turns: map[string]*turn{}, baseCtx: ctx, ready: make(chan struct{}), stream: stream}
-	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{opts.Logger}))
-	s.client = streamClient(conn, stream)
-	if opts.Prepare != nil {
-		if err := opts.Prepare(); err != nil {
-			close(s.ready) // Handle sees no agent and answers nothing
-			conn.Close()
-			return err
-		}
-	}
+	s.client = &Client{}
 	s.agent = newAgent(s.client)
+	s.answerFirst(ctx)
+	conn := jsonrpc2.NewConn(ctx, stream, s, jsonrpc2.SetLogger(slogPrintf{opts.Logger}))
+	s.client.attach(conn, stream)
 	close(s.ready)
+	if opts.Started != nil {
+		opts.Started()
+	}
 
 	select {
 	case <-conn.DisconnectNotify():
@@ -163,27 +160,82 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 	return nil
 }
 
-// Handle implements jsonrpc2.Handler. It runs on the read goroutine.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	// initialize decodes its params before it waits, so that decoding
-	// overlaps Options.Prepare on start-up's critical path.
-	if (req.Notif || req.Method != MethodInitialize) && !s.waitReady() {
+// answerFirst answers the editor's first message, when it is an
+// initialize request, before the connection exists. Starting the
+// connection starts goroutines, and on a cold process every goroutine
+// and thread on the way delays the first answer (BENCHMARKS.md). Any
+// other first line, and whatever reading it met, is left for the
+// connection, which handles it as it handles every line.
+func (s *Server) answerFirst(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() { s.stream.Close() })
+	line, oversized, err := s.stream.readLine()
+	stop()
+	req, ok := initializeRequest(line)
+	if oversized || !ok {
+		s.stream.unread(line, oversized, err)
 		return
 	}
+	if err != nil {
+		s.stream.unread(nil, false, err)
+	}
+	s.answer(ctx, nil, req)
+}
+
+// initializeRequest decodes line when it is an initialize request that
+// jsonrpc2 would take as it is; anything else is left to jsonrpc2.
+func initializeRequest(line []byte) (*jsonrpc2.Request, bool) {
+	var m struct {
+		ID     json.RawMessage  `json:"id"`
+		Method string           `json:"method"`
+		Params *json.RawMessage `json:"params"`
+		Result json.RawMessage  `json:"result"`
+		Error  json.RawMessage  `json:"error"`
+		Meta   json.RawMessage  `json:"meta"`
+	}
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil {
+		return nil, false
+	}
+	if m.Method != MethodInitialize || m.Result != nil || m.Error != nil || m.Meta != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return nil, false
+	}
+	req := &jsonrpc2.Request{Method: m.Method, Params: m.Params}
+	if err := req.ID.UnmarshalJSON(m.ID); err != nil {
+		return nil, false
+	}
+	return req, true
+}
+
+// Handle implements jsonrpc2.Handler. It runs on the read goroutine.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-s.ready
+	if req.Notif {
+		s.notification(ctx, req)
+		return
+	}
+	s.answer(ctx, conn, req)
+}
+
+// notification handles one notification.
+func (s *Server) notification(ctx context.Context, req *jsonrpc2.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("panic in ACP handler", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			if !req.Notif {
-				s.replyErr(conn, req.ID, InternalError("internal error handling %s: %v", req.Method, p))
-			}
 		}
 	}()
-	if req.Notif {
-		s.handleNotification(ctx, req)
-		return
-	}
+	s.handleNotification(ctx, req)
+}
+
+// answer handles one request and answers it; conn is nil for the first
+// request, which is answered before the connection starts.
+func (s *Server) answer(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic in ACP handler", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			s.replyErr(conn, req.ID, InternalError("internal error handling %s: %v", req.Method, p))
+		}
+	}()
 	result, err := s.handleRequest(ctx, conn, req)
-	if errors.Is(err, errAsync) || errors.Is(err, errNoAgent) {
+	if errors.Is(err, errAsync) {
 		return
 	}
 	if err != nil {
@@ -201,17 +253,6 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 
 // errAsync marks a request answered later by its own goroutine.
 var errAsync = errors.New("answered asynchronously")
-
-// errNoAgent marks a request left unanswered because Options.Prepare
-// failed and Serve is returning.
-var errNoAgent = errors.New("no agent")
-
-// waitReady waits until Serve has set the agent up and reports whether it
-// has one.
-func (s *Server) waitReady() bool {
-	<-s.ready
-	return s.agent != nil
-}
 
 func openedSession(method string, result any) string {
 	switch method {
@@ -252,11 +293,7 @@ func (r *loadResult) MarshalJSON() ([]byte, error) {
 func (s *Server) handleRequest(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 	if req.Method == MethodInitialize {
 		var p InitializeRequest
-		err := decodeParams(req, &p, "protocolVersion")
-		if !s.waitReady() {
-			return nil, errNoAgent
-		}
-		if err != nil {
+		if err := decodeParams(req, &p, "protocolVersion"); err != nil {
 			return nil, err
 		}
 		resp, err := s.agent.Initialize(ctx, &p)
@@ -499,7 +536,16 @@ func idMatches(id jsonrpc2.ID, raw json.RawMessage) bool {
 
 // reply answers a request through the line stream's one-encoding path.
 func (s *Server) reply(conn *jsonrpc2.Conn, id jsonrpc2.ID, result any) error {
-	return s.stream.reply(conn.DisconnectNotify(), id, result)
+	return s.stream.reply(disconnected(conn), id, result)
+}
+
+// disconnected is conn's disconnect channel; before the connection
+// exists (conn nil) it is nil, a channel that never closes.
+func disconnected(conn *jsonrpc2.Conn) <-chan struct{} {
+	if conn == nil {
+		return nil
+	}
+	return conn.DisconnectNotify()
 }
 
 func (s *Server) replyErr(conn *jsonrpc2.Conn, id jsonrpc2.ID, err error) {
@@ -511,7 +557,7 @@ func (s *Server) replyErr(conn *jsonrpc2.Conn, id jsonrpc2.ID, err error) {
 	if e.Data != nil {
 		rpcErr.SetError(e.Data)
 	}
-	if werr := conn.ReplyWithError(context.Background(), id, rpcErr); werr != nil {
+	if werr := s.stream.replyError(disconnected(conn), id, rpcErr); werr != nil {
 		s.log.Warn("error reply failed", "error", werr)
 	}
 }

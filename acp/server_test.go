@@ -1,11 +1,9 @@
 package acp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -340,62 +338,6 @@ func TestPanicInTurnIsAnInternalError(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
-// TestPrepareRunsWhileReading: a request that arrives while Prepare runs
-// is answered after it, by the agent it set up; a failing Prepare ends
-// Serve with its error and nothing is written.
-func TestPrepareRunsWhileReading(t *testing.T) {
-	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n"
-	t.Run("ok", func(t *testing.T) {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		read := make(chan struct{})
-		prepared := false
-		done := make(chan error, 1)
-		go func() {
-			done <- acp.Serve(ctxT(t), inR, outW, func(c *acp.Client) acp.Agent {
-				if !prepared {
-					t.Error("newAgent called before Prepare returned")
-				}
-				return newFake(endTurn)(c)
-			}, acp.Options{Prepare: func() error {
-				<-read // the request is written (and being read) before Prepare ends
-				prepared = true
-				return nil
-			}})
-			outW.Close()
-		}()
-		if _, err := io.WriteString(inW, initialize); err != nil {
-			t.Fatal(err)
-		}
-		close(read)
-		line, err := bufio.NewReader(outR).ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(line, `"protocolVersion":1`) || !strings.Contains(line, `"id":1`) {
-			t.Fatalf("initialize answered with %s", line)
-		}
-		inW.Close()
-		if err := <-done; err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	})
-	t.Run("fails", func(t *testing.T) {
-		var out strings.Builder
-		broken := errors.New("cordis.yml:3: unknown plugin")
-		err := acp.Serve(ctxT(t), strings.NewReader(initialize), &out, func(*acp.Client) acp.Agent {
-			t.Error("newAgent called after Prepare failed")
-			return nil
-		}, acp.Options{Prepare: func() error { return broken }})
-		if !errors.Is(err, broken) {
-			t.Fatalf("Serve returned %v, want the Prepare error", err)
-		}
-		if out.Len() != 0 {
-			t.Fatalf("wrote %q after Prepare failed, want nothing", out.String())
-		}
-	})
-}
 
 // TestOptionalSessionMethods: session/resume and session/delete reach an
 // agent that implements them; for one that does not they are unknown

@@ -28,6 +28,22 @@ type lineStream struct {
 
 	mu sync.Mutex // serialises writes: the read path answers bad lines while turns write
 	w  io.Writer
+
+	// unreadLine, when set, is what the next readLine returns: the first
+	// line, read before the connection started (Server.answerFirst).
+	unreadLine *readResult
+}
+
+type readResult struct {
+	line      []byte
+	oversized bool
+	err       error
+}
+
+// unread makes the next readLine return what this one returned. Only the
+// reading goroutine may call it.
+func (s *lineStream) unread(line []byte, oversized bool, err error) {
+	s.unreadLine = &readResult{line, oversized, err}
 }
 
 func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lineStream {
@@ -61,6 +77,10 @@ func (s *lineStream) ReadObject(v any) error {
 // readLine returns the next line without its terminator. An over-long
 // line is consumed to its end and reported instead of buffered.
 func (s *lineStream) readLine() (line []byte, oversized bool, err error) {
+	if u := s.unreadLine; u != nil {
+		s.unreadLine = nil
+		return u.line, u.oversized, u.err
+	}
 	var buf []byte
 	for {
 		chunk, err := s.r.ReadSlice('\n')
@@ -186,6 +206,17 @@ func (s *lineStream) reply(closed <-chan struct{}, id jsonrpc2.ID, result any) e
 	defer s.mu.Unlock()
 	_, err = s.w.Write(frame)
 	return err
+}
+
+// replyError writes an error response, byte for byte what jsonrpc2's
+// ReplyWithError writes, unless the connection is closed.
+func (s *lineStream) replyError(closed <-chan struct{}, id jsonrpc2.ID, rpcErr *jsonrpc2.Error) error {
+	select {
+	case <-closed:
+		return jsonrpc2.ErrClosed
+	default:
+	}
+	return s.WriteObject(&jsonrpc2.Response{ID: id, Error: rpcErr})
 }
 
 func (s *lineStream) Close() error {

@@ -122,3 +122,10 @@ func TestReplyWritesWhatJSONRPCWrites(t *testing.T) {
 		}
 	}
 }
+
+// streamClient is the server's client attached to conn, as Serve makes it.
+func streamClient(conn *jsonrpc2.Conn, stream *lineStream) *Client {
+	c := &Client{}
+	c.attach(conn, stream)
+	return c
+}

@@ -121,36 +121,27 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeLog()
-	// Only the logger is made before the server starts reading: the state
-	// directory, the configuration and the signal handlers are set up on
-	// their own goroutines while the editor's first request is read and
-	// decoded, and the server waits for the configuration
-	// (acp.Options.Prepare) before it answers. That overlap is most of
-	// what cordis does before its first answer; a broken configuration
-	// still ends cordis before it answers anything.
-	var cfg *loop.Config
-	loaded := make(chan error, 1)
-	go func() {
-		stateDir, err := resolveStateDir(f.stateDir)
-		if err == nil {
-			cfg, err = loadAgentConfig(f.config, stateDir, logger)
-		}
-		if err == nil {
-			cfg.Version = currentVersion()
-			cfg.Logger = logger
-		}
-		loaded <- err
-		if err == nil { // after the answer is free to go: cfg is only read from now on
-			logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
-		}
-	}()
-	prepare := func() error { return <-loaded }
-	newAgent := func(c *acp.Client) acp.Agent { return loop.New(*cfg)(c) }
-
+	// The configuration is loaded before the server reads: a broken one
+	// ends cordis before it answers anything. Nothing else is set up
+	// before the first answer (see acp.Options.Started).
+	stateDir, err := resolveStateDir(f.stateDir)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadAgentConfig(f.config, stateDir, logger)
+	if err != nil {
+		return err
+	}
+	cfg.Version = currentVersion()
+	cfg.Logger = logger
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go cancelOnSignal(ctx, cancel)
-	err = acp.Serve(ctx, stdin, stdout, newAgent, acp.Options{Logger: logger, Prepare: prepare})
+	started := func() {
+		go cancelOnSignal(ctx, cancel)
+		logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
+	}
+	newAgent := func(c *acp.Client) acp.Agent { return loop.New(*cfg)(c) }
+	err = acp.Serve(ctx, stdin, stdout, newAgent, acp.Options{Logger: logger, Started: started})
 	// Whatever a command left behind outside its process group dies with
 	// the agent (each command's own leftovers are already gone).
 	subproc.ReapOrphans()
