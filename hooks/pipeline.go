@@ -110,30 +110,70 @@ func NewPipeline(opts ...PipelineOption) *Pipeline {
 var (
 	_ Seams     = (*Pipeline)(nil)
 	_ Registrar = (*Pipeline)(nil)
+	_ Registrar = (*Batch)(nil)
 )
 
 // Register adds h to the pipeline of event. A hook may be registered on
 // several seams, and several hooks may share a name; Unregister, Enable
 // and Disable act on every registration with the name.
 func (p *Pipeline) Register(event Event, h Hook, opts RegisterOptions) {
+	var b Batch
+	b.Register(event, h, opts)
+	p.Add(&b)
+}
+
+// Batch collects registrations for Pipeline.Add. Plugins register on it
+// as on a pipeline (it is a Registrar). Not safe for concurrent use.
+type Batch struct {
+	regs []batched
+}
+
+type batched struct {
+	event Event
+	hook  Hook
+	opts  RegisterOptions
+}
+
+// Register records one registration; Pipeline.Add makes it.
+func (b *Batch) Register(event Event, h Hook, opts RegisterOptions) {
 	if h == nil {
 		panic("hooks: Register with a nil Hook")
 	}
+	b.regs = append(b.regs, batched{event, h, opts})
+}
+
+// Add makes the batch's registrations, in the order they were recorded,
+// as one change: Run sees all of them or none, and the table readers
+// share is rebuilt once instead of once per hook (a start-up registers
+// some forty).
+func (p *Pipeline) Add(b *Batch) {
+	if len(b.regs) == 0 {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.seq++
-	e := &entry{event: event, hook: h, name: h.Name(), priority: opts.Priority, seq: p.seq}
-	e.enabled.Store(!opts.Disabled)
 	old := p.table.Load()
-	next := &table{byEvent: make(map[Event][]*entry, len(old.byEvent)+1)}
+	next := &table{byEvent: make(map[Event][]*entry, len(old.byEvent)+len(b.regs))}
 	for ev, list := range old.byEvent {
 		next.byEvent[ev] = list
 	}
-	list := append(slices.Clip(old.byEvent[event]), e)
-	slices.SortStableFunc(list, func(a, b *entry) int {
-		return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.seq, b.seq))
-	})
-	next.byEvent[event] = list
+	touched := map[Event]bool{}
+	for _, r := range b.regs {
+		p.seq++
+		e := &entry{event: r.event, hook: r.hook, name: r.hook.Name(), priority: r.opts.Priority, seq: p.seq}
+		e.enabled.Store(!r.opts.Disabled)
+		list := next.byEvent[r.event]
+		if !touched[r.event] {
+			list = slices.Clip(list) // the old table's list stays as it is
+			touched[r.event] = true
+		}
+		next.byEvent[r.event] = append(list, e)
+	}
+	for ev := range touched {
+		slices.SortStableFunc(next.byEvent[ev], func(a, b *entry) int {
+			return cmp.Or(cmp.Compare(a.priority, b.priority), cmp.Compare(a.seq, b.seq))
+		})
+	}
 	p.table.Store(next)
 }
 

@@ -71,6 +71,42 @@ func TestOrderIsPriorityThenRegistration(t *testing.T) {
 	}
 }
 
+// TestBatchRegistersAsOneChange: a batch's hooks join the pipeline in
+// the order recorded, after those registered before it, as if each had
+// been registered on its own, and nothing joins before Add.
+func TestBatchRegistersAsOneChange(t *testing.T) {
+	p := hooks.NewPipeline()
+	var trace []string
+	p.Register(hooks.PreToolUse, fixed("before5", &trace, hooks.Decision{}), hooks.RegisterOptions{Priority: 5})
+	p.Register(hooks.Stop, fixed("stop", &trace, hooks.Decision{}), hooks.RegisterOptions{})
+	before := p.List()
+
+	b := &hooks.Batch{}
+	b.Register(hooks.PreToolUse, fixed("b5", &trace, hooks.Decision{}), hooks.RegisterOptions{Priority: 5})
+	b.Register(hooks.PreToolUse, fixed("a1", &trace, hooks.Decision{}), hooks.RegisterOptions{Priority: 1})
+	b.Register(hooks.PostToolUse, fixed("post", &trace, hooks.Decision{}), hooks.RegisterOptions{Disabled: true})
+	b.Register(hooks.PreToolUse, fixed("c5", &trace, hooks.Decision{}), hooks.RegisterOptions{Priority: 5})
+	if got := p.List(); len(got) != len(before) {
+		t.Fatalf("a batch changed the pipeline before Add: %v", got)
+	}
+	p.Add(b)
+	p.Register(hooks.PreToolUse, fixed("after5", &trace, hooks.Decision{}), hooks.RegisterOptions{Priority: 5})
+
+	p.Run(context.Background(), &hooks.Input{Event: hooks.PreToolUse})
+	if diff := cmp.Diff([]string{"a1", "before5", "b5", "c5", "after5"}, trace); diff != "" {
+		t.Fatalf("run order (-want +got):\n%s", diff)
+	}
+	var post *hooks.HookInfo
+	for _, h := range p.List() {
+		if h.Name == "post" {
+			post = &h
+		}
+	}
+	if post == nil || post.Enabled {
+		t.Fatalf("post registered disabled: %+v", post)
+	}
+}
+
 func TestModifyInputIsSeenByLaterHooks(t *testing.T) {
 	p := hooks.NewPipeline()
 	var seen []string

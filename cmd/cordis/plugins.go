@@ -94,9 +94,11 @@ func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (*loop.Conf
 }
 
 func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.Config, error) {
-	// The pipeline every hook plugin (built-ins, bridges) registers on.
+	// The pipeline of every hook plugin (built-ins, bridges).
 	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe}
+	// Plugins register on a batch that joins the pipeline in one change.
+	batch := &hooks.Batch{}
 	var providers []string
 	var exposed []string
 	builtinEntries := 0
@@ -167,20 +169,20 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			if builtinEntries++; builtinEntries > 1 {
 				return nil, fmt.Errorf("%s: entry %q: a second hooks/builtin entry; keep one", p.Source, p.ID)
 			}
-			if err := registerBuiltins(pipe, c, out, stateDir, logger); err != nil {
+			if err := registerBuiltins(batch, c, out, stateDir, logger); err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
 		case *claude.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
 			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)})
-			b.Register(pipe)
+			b.Register(batch)
 			doctors = append(doctors, b.Doctor)
 		case *codex.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
 			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)})
-			b.Register(pipe)
+			b.Register(batch)
 			doctors = append(doctors, b.Doctor)
 		default:
 			return nil, fmt.Errorf("%s: entry %q: plugin %s is registered but not wired", p.Source, p.ID, p.Name)
@@ -190,10 +192,11 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 		// No entry at all (an older cordis.yml): the built-in defaults, so
 		// that AGENTS.md / CLAUDE.md still reach the model. An entry with
 		// disabled: true turns them all off.
-		if err := registerBuiltins(pipe, builtin.DefaultConfig(), out, stateDir, logger); err != nil {
+		if err := registerBuiltins(batch, builtin.DefaultConfig(), out, stateDir, logger); err != nil {
 			return nil, err
 		}
 	}
+	pipe.Add(batch)
 	subproc.ExposeEnv(exposed...)
 	switch len(providers) {
 	case 0:
@@ -211,9 +214,9 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 
 // registerBuiltins registers the built-in hooks and wires their /status
 // lines.
-func registerBuiltins(pipe *hooks.Pipeline, c *builtin.Config, out *loop.Config, stateDir string, logger *slog.Logger) error {
+func registerBuiltins(r hooks.Registrar, c *builtin.Config, out *loop.Config, stateDir string, logger *slog.Logger) error {
 	home, _ := os.UserHomeDir()
-	set, err := builtin.Register(pipe, c, builtin.Options{StateDir: stateDir, Home: home, Logger: logger})
+	set, err := builtin.Register(r, c, builtin.Options{StateDir: stateDir, Home: home, Logger: logger})
 	if err != nil {
 		return err
 	}
