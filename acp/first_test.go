@@ -66,6 +66,12 @@ func TestFirstRequestAnswersLikeTheConnection(t *testing.T) {
 		"not JSON":              `hello`,
 		"CRLF":                  `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\r",
 		"leading space":         ` {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		"zed":                   `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"_meta":{"terminal_output":true,"terminal-auth":true}},"clientInfo":{"name":"zed","title":"Zed","version":"0.212.4"}}}`,
+		"id beyond int64":       `{"jsonrpc":"2.0","id":18446744073709551615,"method":"initialize","params":{"protocolVersion":1}}`,
+		"id minus zero":         `{"jsonrpc":"2.0","id":-0,"method":"initialize","params":{"protocolVersion":1}}`,
+		"repeated struct key":   `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true},"fs":{"writeTextFile":true}}}}`,
+		"case-folded key":       `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"ProtocolVersion":2}}`,
+		"trailing value":        `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}} 5`,
 		"duplicate method keys": `{"jsonrpc":"2.0","id":1,"method":"session/new","method":"initialize","params":{"protocolVersion":1}}`,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -160,49 +160,21 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, newAgent func(*Client)
 	return nil
 }
 
-// answerFirst answers the editor's first message, when it is an
-// initialize request, before the connection exists. Starting the
-// connection starts goroutines, and on a cold process every goroutine
-// and thread on the way delays the first answer (BENCHMARKS.md). Any
-// other first line, and whatever reading it met, is left for the
-// connection, which handles it as it handles every line.
-func (s *Server) answerFirst(ctx context.Context) {
-	stop := context.AfterFunc(ctx, func() { s.stream.Close() })
-	line, oversized, err := s.stream.readLine()
-	stop()
-	req, ok := initializeRequest(line)
-	if oversized || !ok {
-		s.stream.unread(line, oversized, err)
-		return
-	}
+// initialize runs the agent's Initialize on decoded params, settles the
+// protocol version and records the client's capabilities.
+func (s *Server) initialize(ctx context.Context, p *InitializeRequest) (*InitializeResponse, error) {
+	resp, err := s.agent.Initialize(ctx, p)
 	if err != nil {
-		s.stream.unread(nil, false, err)
+		return nil, err
 	}
-	s.answer(ctx, nil, req)
-}
-
-// initializeRequest decodes line when it is an initialize request that
-// jsonrpc2 would take as it is; anything else is left to jsonrpc2.
-func initializeRequest(line []byte) (*jsonrpc2.Request, bool) {
-	var m struct {
-		ID     json.RawMessage  `json:"id"`
-		Method string           `json:"method"`
-		Params *json.RawMessage `json:"params"`
-		Result json.RawMessage  `json:"result"`
-		Error  json.RawMessage  `json:"error"`
-		Meta   json.RawMessage  `json:"meta"`
+	if p.ProtocolVersion < resp.ProtocolVersion && p.ProtocolVersion >= 1 {
+		resp.ProtocolVersion = p.ProtocolVersion
 	}
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		return nil, false
-	}
-	if m.Method != MethodInitialize || m.Result != nil || m.Error != nil || m.Meta != nil || len(m.ID) == 0 || string(m.ID) == "null" {
-		return nil, false
-	}
-	req := &jsonrpc2.Request{Method: m.Method, Params: m.Params}
-	if err := req.ID.UnmarshalJSON(m.ID); err != nil {
-		return nil, false
-	}
-	return req, true
+	s.client.setCapabilities(p.ClientCapabilities)
+	s.mu.Lock()
+	s.initialized = true
+	s.mu.Unlock()
+	return resp, nil
 }
 
 // Handle implements jsonrpc2.Handler. It runs on the read goroutine.
@@ -228,25 +200,31 @@ func (s *Server) notification(ctx context.Context, req *jsonrpc2.Request) {
 // answer handles one request and answers it; conn is nil for the first
 // request, which is answered before the connection starts.
 func (s *Server) answer(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s.respond(ctx, conn, req.ID, req.Method, func() (any, error) { return s.handleRequest(ctx, conn, req) })
+}
+
+// respond answers request id with what handle returns, or with an
+// internal error if it panics.
+func (s *Server) respond(ctx context.Context, conn *jsonrpc2.Conn, id jsonrpc2.ID, method string, handle func() (any, error)) {
 	defer func() {
 		if p := recover(); p != nil {
-			s.log.Error("panic in ACP handler", "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			s.replyErr(conn, req.ID, InternalError("internal error handling %s: %v", req.Method, p))
+			s.log.Error("panic in ACP handler", "method", method, "panic", p, "stack", string(debug.Stack()))
+			s.replyErr(conn, id, InternalError("internal error handling %s: %v", method, p))
 		}
 	}()
-	result, err := s.handleRequest(ctx, conn, req)
+	result, err := handle()
 	if errors.Is(err, errAsync) {
 		return
 	}
 	if err != nil {
-		s.replyErr(conn, req.ID, err)
+		s.replyErr(conn, id, err)
 		return
 	}
-	if err := s.reply(conn, req.ID, result); err != nil {
-		s.log.Warn("reply failed", "method", req.Method, "error", err)
+	if err := s.reply(conn, id, result); err != nil {
+		s.log.Warn("reply failed", "method", method, "error", err)
 		return
 	}
-	if sid := openedSession(req.Method, result); sid != "" {
+	if sid := openedSession(method, result); sid != "" {
 		s.agent.SessionOpened(ctx, sid)
 	}
 }
@@ -296,18 +274,7 @@ func (s *Server) handleRequest(ctx context.Context, conn *jsonrpc2.Conn, req *js
 		if err := decodeParams(req, &p, "protocolVersion"); err != nil {
 			return nil, err
 		}
-		resp, err := s.agent.Initialize(ctx, &p)
-		if err != nil {
-			return nil, err
-		}
-		if p.ProtocolVersion < resp.ProtocolVersion && p.ProtocolVersion >= 1 {
-			resp.ProtocolVersion = p.ProtocolVersion
-		}
-		s.client.setCapabilities(p.ClientCapabilities)
-		s.mu.Lock()
-		s.initialized = true
-		s.mu.Unlock()
-		return resp, nil
+		return s.initialize(ctx, &p)
 	}
 	if !knownMethod(req.Method) {
 		return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method}

@@ -188,7 +188,13 @@ func (s *lineStream) reply(closed <-chan struct{}, id jsonrpc2.ID, result any) e
 		return jsonrpc2.ErrClosed
 	default:
 	}
-	r, err := json.Marshal(result)
+	var r []byte
+	var err error
+	if m, ok := result.(compactMarshaler); ok {
+		r, err = m.MarshalJSON()
+	} else {
+		r, err = json.Marshal(result)
+	}
 	if err != nil {
 		return err
 	}
@@ -206,6 +212,15 @@ func (s *lineStream) reply(closed <-chan struct{}, id jsonrpc2.ID, result any) e
 	defer s.mu.Unlock()
 	_, err = s.w.Write(frame)
 	return err
+}
+
+// compactMarshaler is a result whose MarshalJSON already writes what
+// json.Marshal would write for it (compact, HTML characters escaped), so
+// that reply can skip encoding/json's first-time work for its type:
+// InitializeResponse, the first answer (first.go).
+type compactMarshaler interface {
+	json.Marshaler
+	compactJSON()
 }
 
 // replyError writes an error response, byte for byte what jsonrpc2's

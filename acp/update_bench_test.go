@@ -87,6 +87,9 @@ func TestNotifyWritesWhatJSONRPCWrites(t *testing.T) {
 func TestReplyWritesWhatJSONRPCWrites(t *testing.T) {
 	results := []any{
 		&InitializeResponse{ProtocolVersion: 1, AuthMethods: []AuthMethod{}, AgentInfo: &Implementation{Name: "cordis <&>", Version: "\u2028"}},
+		&InitializeResponse{ProtocolVersion: 1, AgentCapabilities: AgentCapabilities{LoadSession: true, SessionCapabilities: SessionCapabilities{List: &Supported{}, Delete: &Supported{}}},
+			AuthMethods: []AuthMethod{{ID: "env:X", Name: "Set X", Description: "cordis reads X"}}, AgentInfo: &Implementation{Name: "cordis", Title: "cordis", Version: "v1.2.3"}},
+		InitializeResponse{},
 		&NewSessionResponse{SessionID: "sess_1"},
 		&PromptResponse{StopReason: StopEndTurn},
 		struct{}{},
