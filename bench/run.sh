@@ -68,10 +68,10 @@ go test -p 1 -run '^$' -count "$count" -benchmem \
 
 step "snapshot suite"
 scenarios=$(find snapshots -mindepth 2 -maxdepth 2 -name manifest.yml | wc -l | tr -d ' ')
-"${acpbench[@]}" -n 3 -warmup 1 time "snapshots-$scenarios" -- go test -count=1 ./snapshots/
+"${acpbench[@]}" -n "$count" -warmup 1 time "snapshots-$scenarios" -- go test -count=1 ./snapshots/
 for n in 100 200; do
 	"${acpbench[@]}" snaptree "$n" "$cache/snapshots-$n"
-	"${acpbench[@]}" -n 3 -warmup 1 time "snapshots-$n" -- env CORDIS_SNAPSHOTS_ROOT="$cache/snapshots-$n" go test -count=1 ./snapshots/
+	"${acpbench[@]}" -n "$count" -warmup 1 time "snapshots-$n" -- env CORDIS_SNAPSHOTS_ROOT="$cache/snapshots-$n" go test -count=1 ./snapshots/
 done
 
 step "report"
