@@ -25,8 +25,10 @@ type Client struct {
 	rpc    rpc
 	nextID atomic.Uint64
 	// updates, when set (Serve sets it), writes session/update frames
-	// straight to the line stream; see lineStream.notify.
+	// straight to the line stream (see lineStream.notify); frames, when
+	// set, writes already encoded frames there (BatchUpdates).
 	updates func(SessionNotification) error
+	frames  func([]byte) error
 
 	mu   sync.RWMutex
 	caps ClientCapabilities
@@ -43,6 +45,7 @@ func (c *Client) attach(conn *jsonrpc2.Conn, stream *lineStream) {
 	c.updates = func(n SessionNotification) error {
 		return stream.notify(conn.DisconnectNotify(), MethodSessionUpdate, n)
 	}
+	c.frames = func(frames []byte) error { return stream.writeFrames(conn.DisconnectNotify(), frames) }
 }
 
 // Capabilities returns what the editor advertised in initialize.
@@ -58,13 +61,61 @@ func (c *Client) setCapabilities(caps ClientCapabilities) {
 	c.mu.Unlock()
 }
 
-// SessionUpdate sends one session/update notification.
+// SessionUpdate sends one session/update notification; under a context
+// from BatchUpdates it queues it instead.
 func (c *Client) SessionUpdate(ctx context.Context, sessionID string, u SessionUpdate) error {
 	n := SessionNotification{SessionID: sessionID, Update: u}
+	if b, ok := ctx.Value(updateBatchKey{}).(*updateBatch); ok && b.client == c && c.frames != nil {
+		return b.add(n)
+	}
 	if c.updates != nil {
 		return c.updates(n)
 	}
 	return c.rpc.Notify(context.WithoutCancel(ctx), MethodSessionUpdate, n)
+}
+
+// batchBytes is how much a batch queues before it writes.
+const batchBytes = 64 << 10
+
+type updateBatchKey struct{}
+
+type updateBatch struct {
+	client *Client
+	queued []byte
+}
+
+func (b *updateBatch) add(n SessionNotification) error {
+	frame, err := notificationFrame(MethodSessionUpdate, n)
+	if err != nil {
+		return err
+	}
+	b.queued = append(b.queued, frame...)
+	if len(b.queued) >= batchBytes {
+		return b.flush()
+	}
+	return nil
+}
+
+func (b *updateBatch) flush() error {
+	if len(b.queued) == 0 {
+		return nil
+	}
+	err := b.client.frames(b.queued)
+	b.queued = b.queued[:0]
+	return err
+}
+
+// BatchUpdates returns a context under which this client's SessionUpdate
+// queues its frames and writes them a batch at a time (64 KiB), and flush,
+// which writes the rest. Replaying a long session on session/load sends
+// thousands of updates: one write each is as many writes to the pipe and
+// as many wake-ups of the editor's reader. The frames and their order are
+// those SessionUpdate writes; the editor sees them later, so call flush
+// before answering the request they belong to. The context is for one
+// goroutine, and only for calls made before flush returns.
+func (c *Client) BatchUpdates(ctx context.Context) (context.Context, func() error) {
+	b := &updateBatch{client: c}
+	return context.WithValue(ctx, updateBatchKey{}, b), b.flush
 }
 
 // call sends a request with an id the client picks, so that cancelling ctx

@@ -153,14 +153,18 @@ func (s *lineStream) WriteObject(v any) error {
 // once the connection is closed (a write to a closed stdout kills the
 // process with SIGPIPE).
 func (s *lineStream) notify(closed <-chan struct{}, method string, params json.Marshaler) error {
-	select {
-	case <-closed:
-		return jsonrpc2.ErrClosed
-	default:
-	}
-	p, err := params.MarshalJSON()
+	frame, err := notificationFrame(method, params)
 	if err != nil {
 		return err
+	}
+	return s.writeFrames(closed, frame)
+}
+
+// notificationFrame encodes one notification frame, newline included.
+func notificationFrame(method string, params json.Marshaler) ([]byte, error) {
+	p, err := params.MarshalJSON()
+	if err != nil {
+		return nil, err
 	}
 	m, _ := json.Marshal(method)
 	frame := make([]byte, 0, len(p)+len(m)+40)
@@ -168,10 +172,20 @@ func (s *lineStream) notify(closed <-chan struct{}, method string, params json.M
 	frame = append(frame, m...)
 	frame = append(frame, `,"params":`...)
 	frame = append(frame, p...)
-	frame = append(frame, "}\n"...)
+	return append(frame, "}\n"...), nil
+}
+
+// writeFrames writes whole frames in one write, unless the connection is
+// closed.
+func (s *lineStream) writeFrames(closed <-chan struct{}, frames []byte) error {
+	select {
+	case <-closed:
+		return jsonrpc2.ErrClosed
+	default:
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err = s.w.Write(frame)
+	_, err := s.w.Write(frames)
 	return err
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -131,4 +133,93 @@ func streamClient(conn *jsonrpc2.Conn, stream *lineStream) *Client {
 	c := &Client{}
 	c.attach(conn, stream)
 	return c
+}
+
+// countingWriter records each Write as one chunk.
+type countingWriter struct {
+	mu     sync.Mutex
+	chunks []string
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.chunks = append(w.chunks, string(p))
+	return len(p), nil
+}
+
+func (w *countingWriter) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.chunks
+	w.chunks = nil
+	return c
+}
+
+// TestBatchUpdatesWritesTheSameFrames: under BatchUpdates the frames are
+// those SessionUpdate writes one by one, in order, written only by flush or
+// once 64 KiB are queued, always as whole frames; a context batched for
+// another client does not batch.
+func TestBatchUpdatesWritesTheSameFrames(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	out := &countingWriter{}
+	stream := newLineStream(r, out, r, slog.New(slog.DiscardHandler))
+	conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
+		return nil, nil
+	}))
+	defer conn.Close()
+	c := streamClient(conn, stream)
+	ctx := context.Background()
+	var updates []SessionUpdate
+	for i := range 300 {
+		updates = append(updates, AgentMessageChunk{Content: TextBlock(strings.Repeat("x", i*7) + " <&>")})
+	}
+	send := func(ctx context.Context, us []SessionUpdate) {
+		for _, u := range us {
+			if err := c.SessionUpdate(ctx, "sess_1", u); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	send(ctx, updates)
+	one := out.take()
+	if len(one) != len(updates) {
+		t.Fatalf("unbatched: %d writes for %d updates", len(one), len(updates))
+	}
+	want := strings.Join(one, "")
+
+	batched, flush := c.BatchUpdates(ctx)
+	send(batched, updates[:5])
+	if got := out.take(); len(got) != 0 {
+		t.Fatalf("a small batch wrote before flush: %q", got)
+	}
+	send(batched, updates[5:])
+	early := out.take()
+	if len(early) == 0 {
+		t.Fatalf("%d bytes queued and nothing written before flush", len(want))
+	}
+	if err := flush(); err != nil {
+		t.Fatal(err)
+	}
+	all := append(early, out.take()...)
+	for i, chunk := range all {
+		if !strings.HasSuffix(chunk, "}\n") {
+			t.Fatalf("write %d does not end with a whole frame: ...%q", i, chunk[max(0, len(chunk)-20):])
+		}
+	}
+	if got := strings.Join(all, ""); got != want {
+		t.Fatalf("batched frames differ from the unbatched ones (%d vs %d bytes)", len(got), len(want))
+	}
+	if len(all) >= len(updates)/10 {
+		t.Fatalf("%d writes for %d updates: not batched", len(all), len(updates))
+	}
+
+	other := streamClient(conn, stream)
+	foreign, _ := other.BatchUpdates(ctx)
+	send(foreign, updates[:3])
+	if got := out.take(); len(got) != 3 {
+		t.Fatalf("another client's batch context batched this client's updates: %d writes", len(got))
+	}
 }

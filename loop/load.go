@@ -75,7 +75,13 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 	if err != nil {
 		return nil, acp.InternalError("reopening session log: %v", err)
 	}
-	s.restore(ctx, events, replay)
+	// The replayed history goes to the editor in batches, all of it before
+	// the response.
+	batched, flush := a.client.BatchUpdates(ctx)
+	s.restore(batched, events, replay)
+	if err := flush(); err != nil {
+		a.log.Warn("session/update failed", "session", s.id, "error", err)
+	}
 	s.startMCP(ctx, mcpServers)
 	if missingTranscript != nil || missingRollout != nil {
 		// A log from before transcripts existed (or with the file lost):
