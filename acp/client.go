@@ -24,11 +24,10 @@ type rpc interface {
 type Client struct {
 	rpc    rpc
 	nextID atomic.Uint64
-	// updates, when set (Serve sets it), writes session/update frames
-	// straight to the line stream (see lineStream.notify); frames, when
-	// set, writes already encoded frames there (BatchUpdates).
-	updates func(SessionNotification) error
-	frames  func([]byte) error
+	// frames, when set (Serve sets it), writes encoded session/update
+	// frames straight to the line stream: jsonrpc2's Notify would encode
+	// the params three times (see notificationFrame).
+	frames func([]byte) error
 
 	mu   sync.RWMutex
 	caps ClientCapabilities
@@ -42,9 +41,6 @@ func NewClient(conn rpc) *Client { return &Client{rpc: conn} }
 // conn. The server calls it before any request can reach the client.
 func (c *Client) attach(conn *jsonrpc2.Conn, stream *lineStream) {
 	c.rpc = conn
-	c.updates = func(n SessionNotification) error {
-		return stream.notify(conn.DisconnectNotify(), MethodSessionUpdate, n)
-	}
 	c.frames = func(frames []byte) error { return stream.writeFrames(conn.DisconnectNotify(), frames) }
 }
 
@@ -65,13 +61,17 @@ func (c *Client) setCapabilities(caps ClientCapabilities) {
 // from BatchUpdates it queues it instead.
 func (c *Client) SessionUpdate(ctx context.Context, sessionID string, u SessionUpdate) error {
 	n := SessionNotification{SessionID: sessionID, Update: u}
-	if b, ok := ctx.Value(updateBatchKey{}).(*updateBatch); ok && b.client == c && c.frames != nil {
-		return b.add(n)
+	if c.frames == nil {
+		return c.rpc.Notify(context.WithoutCancel(ctx), MethodSessionUpdate, n)
 	}
-	if c.updates != nil {
-		return c.updates(n)
+	frame, err := notificationFrame(MethodSessionUpdate, n)
+	if err != nil {
+		return err
 	}
-	return c.rpc.Notify(context.WithoutCancel(ctx), MethodSessionUpdate, n)
+	if b, ok := ctx.Value(updateBatchKey{}).(*updateBatch); ok && b.client == c {
+		return b.add(frame)
+	}
+	return c.frames(frame)
 }
 
 // batchBytes is how much a batch queues before it writes.
@@ -84,11 +84,7 @@ type updateBatch struct {
 	queued []byte
 }
 
-func (b *updateBatch) add(n SessionNotification) error {
-	frame, err := notificationFrame(MethodSessionUpdate, n)
-	if err != nil {
-		return err
-	}
+func (b *updateBatch) add(frame []byte) error {
 	b.queued = append(b.queued, frame...)
 	if len(b.queued) >= batchBytes {
 		return b.flush()

@@ -145,22 +145,11 @@ func (s *lineStream) WriteObject(v any) error {
 	return err
 }
 
-// notify writes one notification frame, byte for byte what jsonrpc2's
-// Notify writes, but encoding params once: jsonrpc2 marshals the params,
-// then the request, then the message, and encoding/json re-validates the
-// bytes of each inner layer, which made a streamed text delta cost several
-// times its own encoding (BENCHMARKS.md). Like jsonrpc2, it writes nothing
-// once the connection is closed (a write to a closed stdout kills the
-// process with SIGPIPE).
-func (s *lineStream) notify(closed <-chan struct{}, method string, params json.Marshaler) error {
-	frame, err := notificationFrame(method, params)
-	if err != nil {
-		return err
-	}
-	return s.writeFrames(closed, frame)
-}
-
-// notificationFrame encodes one notification frame, newline included.
+// notificationFrame encodes one notification frame, newline included,
+// byte for byte what jsonrpc2's Notify writes, but encoding params once:
+// jsonrpc2 marshals the params, then the request, then the message, and
+// encoding/json re-validates the bytes of each inner layer, which made a
+// streamed text delta cost several times its own encoding (BENCHMARKS.md).
 func notificationFrame(method string, params json.Marshaler) ([]byte, error) {
 	p, err := params.MarshalJSON()
 	if err != nil {
@@ -175,8 +164,9 @@ func notificationFrame(method string, params json.Marshaler) ([]byte, error) {
 	return append(frame, "}\n"...), nil
 }
 
-// writeFrames writes whole frames in one write, unless the connection is
-// closed.
+// writeFrames writes whole frames in one write. Like jsonrpc2, it writes
+// nothing once the connection is closed (a write to a closed stdout kills
+// the process with SIGPIPE).
 func (s *lineStream) writeFrames(closed <-chan struct{}, frames []byte) error {
 	select {
 	case <-closed:
