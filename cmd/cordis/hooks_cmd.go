@@ -10,6 +10,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
 	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/hooks/permrules"
 )
 
 const hooksUsage = `Usage:
@@ -32,6 +33,7 @@ no trust. Trust is kept in <state dir>/` + trust.FileName + `.
 var hookDiscoverers = []func(cwd string) []trust.Discovered{
 	claude.Discover,
 	codex.Discover,
+	permrules.Discover, // the allow rules of Claude's project settings files
 }
 
 // runHooks is `cordis hooks`.
@@ -57,26 +59,44 @@ func runHooks(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("hooks %s: unexpected argument %q (see 'cordis hooks help')", sub, fs.Arg(0))
 	}
-	dir := *cwd
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	dir, err := filepath.Abs(dir)
+	dir, err := projectDir(*cwd, "hooks "+sub)
 	if err != nil {
 		return err
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("hooks %s: --cwd %s is not a directory", sub, dir)
 	}
 	state, err := resolveStateDir(*stateDir)
 	if err != nil {
 		return err
 	}
-	store := trust.Open(state)
+	return reportHooks(dir, trust.Open(state), sub == "trust", stdout)
+}
 
+// projectDir is the absolute project directory of --cwd (default: the
+// current directory); what names the command in messages.
+func projectDir(flagDir, what string) (string, error) {
+	dir := flagDir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s: --cwd %s is not a directory", what, dir)
+	}
+	return dir, nil
+}
+
+// reportHooks lists dir's project hooks and their trust, and with doTrust
+// trusts them all as they are now.
+func reportHooks(dir string, store *trust.Store, doTrust bool, stdout io.Writer) error {
+	sub := "list"
+	if doTrust {
+		sub = "trust"
+	}
 	var found []trust.Discovered
 	for _, discover := range hookDiscoverers {
 		found = append(found, discover(dir)...)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/internal/hardening"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/loop"
 	subproc "github.com/cordis-agent/cordis/loop/tools/proc"
 )
@@ -29,6 +31,8 @@ Usage:
   cordis acp [flags]      serve the Agent Client Protocol on stdin/stdout
   cordis replay DIR       replay a snapshot scenario key-free and print the
                           conversation
+  cordis trust [--cwd DIR] [--list]
+                          trust the project's cordis.yml and hook files
   cordis hooks trust|list [--cwd DIR]
                           trust or list project hook files
   cordis schema           print the JSON Schema of cordis.yml
@@ -36,8 +40,9 @@ Usage:
   cordis help             show this help
 
 Flags (for acp and schema):
-  --config PATH       config file (default: $CORDIS_CONFIG, ./cordis.yml,
-                      <user config dir>/cordis/cordis.yml, else built-in)
+  --config PATH       config file (default: $CORDIS_CONFIG, else
+                      <user config dir>/cordis/cordis.yml, else built-in);
+                      a trusted ./cordis.yml is laid over it (cordis trust)
   --state-dir DIR     where sessions are kept (default: $CORDIS_HOME, else
                       <user state dir>/cordis)
   --log-file PATH     write logs to PATH instead of stderr
@@ -103,6 +108,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	case "hooks":
 		return runHooks(rest, stdout, stderr)
+	case "trust":
+		return runTrust(rest, stdout)
 	case "replay":
 		return runReplay(rest, stdout, stderr)
 	case "acp":
@@ -112,10 +119,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return serveACP(f, stdin, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (valid: acp, hooks, replay, schema, version, help)", cmd)
+	return fmt.Errorf("unknown command %q (valid: acp, trust, hooks, replay, schema, version, help)", cmd)
 }
 
 func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Nothing cordis writes carries a provider key, whatever a subprocess
+	// printed (secrets registers the values as the config names them).
+	stdout, stderr = secrets.Writer{W: stdout}, secrets.Writer{W: stderr}
 	logger, closeLog, err := openLogger(f, stderr)
 	if err != nil {
 		return err
@@ -128,9 +138,15 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadAgentConfig(f.config, stateDir, logger)
+	cfg, keyEnv, err := loadAgentConfig(f.config, stateDir, logger)
 	if err != nil {
 		return err
+	}
+	// Children must not read the keys out of cordis's own /proc entries
+	// (internal/hardening); failing to harden is logged, not fatal, since
+	// the keys are still scrubbed from everything cordis writes.
+	if err := hardening.Apply(keyEnv...); err != nil {
+		logger.Warn("hardening", "error", err)
 	}
 	cfg.Version = currentVersion()
 	cfg.Logger = logger
@@ -174,7 +190,7 @@ func openLogger(f *flags, stderr io.Writer) (*slog.Logger, func(), error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("--log-file: %v", err)
 		}
-		w, closeFn = file, func() { file.Close() }
+		w, closeFn = secrets.Writer{W: file}, func() { file.Close() }
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), closeFn, nil
 }

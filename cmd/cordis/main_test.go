@@ -278,9 +278,10 @@ func TestLoadAfterKillMidTurn(t *testing.T) {
 		toolReply("toolu_1", "Bash", `{"command":"echo $$ > `+marker+`; sleep 60"}`),
 		"", // the follow-up request would stall: the agent is killed first
 	)
-	// Bypass mode, from ./cordis.yml in the agent's working directory.
-	os.WriteFile(filepath.Join(work, "cordis.yml"), []byte("- id: agent\n  name: agent\n  config: {defaultMode: bypassPermissions}\n- id: llm\n  name: llm/anthropic\n  config: {model: claude-sonnet-4-5}\n"), 0o644)
-	e1, _ := startAgent(t, model, state, work)
+	// Bypass mode, from a config named on the command line.
+	configFile := filepath.Join(t.TempDir(), "cordis.yml")
+	os.WriteFile(configFile, []byte("- id: agent\n  name: agent\n  config: {defaultMode: bypassPermissions}\n- id: llm\n  name: llm/anthropic\n  config: {model: claude-sonnet-4-5}\n"), 0o644)
+	e1, _ := startAgent(t, model, state, work, "--config", configFile)
 	e1.Initialize(ctx, acp.ClientCapabilities{})
 	sid := e1.NewSession(ctx, work).SessionID
 	go e1.Prompt(ctx, sid, "run the long command")
@@ -303,7 +304,7 @@ func TestLoadAfterKillMidTurn(t *testing.T) {
 	}
 
 	model2 := newFakeModel(t, textReply("Continuing after the crash."))
-	e2, _ := startAgent(t, model2, state, work)
+	e2, _ := startAgent(t, model2, state, work, "--config", configFile)
 	e2.Initialize(ctx, acp.ClientCapabilities{})
 	var loaded json.RawMessage
 	if err := e2.Call(ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: work, MCPServers: []acp.MCPServer{}}, &loaded); err != nil {

@@ -40,7 +40,7 @@ func TestMissingHookFilesChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		state := t.TempDir()
-		lc, err := assemble(cfg, state, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		lc, err := assemble(cfg, state, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,13 +97,13 @@ func TestAgentDurationsAreChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, err = assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err == nil || !strings.Contains(err.Error(), `mcpCallTimeout: want a positive duration like 30s, got "soon"`) {
 		t.Fatalf("err = %v", err)
 	}
 	text = strings.Replace(text, "soon", "45s", 1)
 	cfg, _ = config.Parse([]byte(text), "test.yml", newRegistry(), os.Getenv)
-	lc, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	lc, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil || lc.MCP.CallTimeout != 45*time.Second {
 		t.Fatalf("assemble = %v, call timeout %v", err, lc.MCP.CallTimeout)
 	}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cordis-agent/cordis/bridge/claude"
@@ -14,6 +17,7 @@ import (
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/loop"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/llm/anthropic"
@@ -69,31 +73,52 @@ func newRegistry() *config.Registry {
 	return reg
 }
 
-// loadAgentConfig finds and loads the config and builds the loop's Config
-// from its plugins.
-func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (*loop.Config, error) {
+// loadAgentConfig finds and loads the config, lays a trusted project
+// cordis.yml over it (project_config.go), and builds the loop's Config from
+// the plugins. keyEnv names the variables that hold the enabled providers'
+// keys.
+func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (_ *loop.Config, keyEnv []string, _ error) {
 	cwd, _ := os.Getwd()
 	userDir, _ := os.UserConfigDir()
 	path, found := config.Locate(flagPath, os.Getenv, cwd, userDir)
-	var (
-		cfg *config.Config
-		err error
-	)
+	reg := newRegistry()
+	cfg := builtinDefault()
 	if found {
-		cfg, err = config.Load(path, newRegistry(), os.Getenv)
-	} else {
-		cfg = builtinDefault()
-	}
-	if err != nil {
-		return nil, err
+		var err error
+		if cfg, err = config.Load(path, reg, os.Getenv); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, w := range cfg.Warnings {
 		logger.Warn("config", "warning", w)
 	}
-	return assemble(cfg, stateDir, logger)
+	project := applyProjectConfig(cfg, cwd, trust.Open(stateDir), reg)
+	if n := project.Notice(); n != "" {
+		logger.Warn("project config", "notice", n)
+	}
+	out, err := assemble(cfg, stateDir, logger, project)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, providerKeyEnv(cfg), nil
 }
 
-func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.Config, error) {
+// providerKeyEnv names the variables holding the keys of the enabled
+// providers.
+func providerKeyEnv(cfg *config.Config) []string {
+	var names []string
+	for _, p := range cfg.Enabled() {
+		switch c := p.Config.(type) {
+		case *anthropic.Config:
+			names = append(names, cmp.Or(c.APIKeyEnv, anthropic.DefaultAPIKeyEnv))
+		case *openai.Config:
+			names = append(names, cmp.Or(c.APIKeyEnv, "OPENAI_API_KEY"))
+		}
+	}
+	return names
+}
+
+func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project *projectOverlay) (*loop.Config, error) {
 	// The pipeline of every hook plugin (built-ins, bridges).
 	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe}
@@ -103,7 +128,10 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 	var exposed []string
 	builtinEntries := 0
 	// doctors add lines to /doctor: config files, hook files, trust.
-	doctors := []func(cwd string) []string{func(string) []string { return configReport(cfg) }}
+	doctors := []func(cwd string) []string{func(string) []string { return append(configReport(cfg), project.Report()...) }}
+	if notice := project.Notice(); notice != "" {
+		registerNotice(batch, "project-config", notice)
+	}
 	out.Doctor = func(cwd string) []string {
 		var lines []string
 		for _, d := range doctors {
@@ -146,7 +174,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
-			subproc.HideEnv(firstNonEmpty(c.APIKeyEnv, anthropic.DefaultAPIKeyEnv))
+			hideKey(cmp.Or(c.APIKeyEnv, anthropic.DefaultAPIKeyEnv))
 			out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
 			out.ThinkingBudget = c.ThinkingBudget
 			providers = append(providers, p.ID)
@@ -162,7 +190,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
-			subproc.HideEnv(firstNonEmpty(c.APIKeyEnv, "OPENAI_API_KEY"))
+			hideKey(cmp.Or(c.APIKeyEnv, "OPENAI_API_KEY"))
 			out.Provider, out.Model, out.MaxTokens = prov, c.Model, c.MaxTokens
 			providers = append(providers, p.ID)
 		case *builtin.Config:
@@ -212,11 +240,32 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger) (*loop.C
 	return out, nil
 }
 
+// hideKey keeps the provider key in variable name from subprocesses and
+// scrubs its value from everything cordis writes.
+func hideKey(name string) {
+	subproc.HideEnv(name)
+	secrets.Register(name, os.Getenv(name))
+}
+
+// registerNotice shows text to the user once at the start of each session
+// (SessionStart runs again on /clear and compaction; the notice does not).
+func registerNotice(r hooks.Registrar, name, text string) {
+	var shown sync.Map // session id → true
+	r.Register(hooks.SessionStart, hooks.Func(name, func(_ context.Context, in *hooks.Input) (hooks.Decision, error) {
+		if _, seen := shown.LoadOrStore(in.SessionID, true); seen {
+			return hooks.Decision{}, nil
+		}
+		return hooks.Decision{SystemMessages: []string{text}}, nil
+	}), hooks.RegisterOptions{Priority: 1})
+}
+
 // registerBuiltins registers the built-in hooks and wires their /status
 // lines.
 func registerBuiltins(r hooks.Registrar, c *builtin.Config, out *loop.Config, stateDir string, logger *slog.Logger) error {
 	home, _ := os.UserHomeDir()
-	set, err := builtin.Register(r, c, builtin.Options{StateDir: stateDir, Home: home, Logger: logger})
+	opts := builtin.Options{StateDir: stateDir, Home: home, Logger: logger}
+	wirePermissionRules(&opts, out, stateDir, home)
+	set, err := builtin.Register(r, c, opts)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ type proc struct {
 }
 
 type procOpts struct {
-	config string   // cordis.yml written to the working directory ("": none, the embedded default)
+	config string   // the user's cordis.yml ("": none, the embedded default)
 	env    []string // added to the isolated environment (later entries win)
 	args   []string
 }
@@ -54,15 +54,27 @@ func claudeHooksEntry(path string) string {
 	return "- id: claude-hooks\n  name: bridge/claude\n  config: {path: " + strconv.Quote(path) + "}\n"
 }
 
+// writeUserConfig writes the user's own cordis.yml (XDG_CONFIG_HOME is
+// home/.config in isolatedEnv); a cordis.yml in the working directory would
+// be the project's, which is not read until trusted.
+func writeUserConfig(t *testing.T, home, config string) {
+	t.Helper()
+	dir := filepath.Join(home, ".config", "cordis")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cordis.yml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startHook, when set, prepares a proc's directories before it starts.
+var startHook func(p *proc)
+
 func startProc(t *testing.T, modelURL string, o procOpts) *proc {
 	t.Helper()
 	p := &proc{state: t.TempDir(), stderr: &syncBuffer{}}
 	p.work, _ = filepath.EvalSymlinks(t.TempDir())
-	if o.config != "" {
-		if err := os.WriteFile(filepath.Join(p.work, "cordis.yml"), []byte(o.config), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	args := append([]string{"acp", "--state-dir", p.state, "--log-level", "debug"}, o.args...)
 	p.cmd = exec.Command(binary, args...)
 	p.cmd.Env = append(isolatedEnv(t, modelURL), o.env...)
@@ -70,6 +82,12 @@ func startProc(t *testing.T, modelURL string, o procOpts) *proc {
 		if h, ok := strings.CutPrefix(kv, "HOME="); ok {
 			p.home = h
 		}
+	}
+	if o.config != "" {
+		writeUserConfig(t, p.home, o.config)
+	}
+	if startHook != nil {
+		startHook(p)
 	}
 	p.cmd.Dir = p.work
 	p.cmd.Stderr = p.stderr

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -201,6 +202,8 @@ func (w *Writer) Append(typ string, data any) (Event, error) {
 	if err != nil {
 		return Event{}, fmt.Errorf("sessionlog: %s: %s event: %w", w.path, typ, err)
 	}
+	// A provider key a subprocess printed never reaches the disk.
+	line = secrets.Scrub(line)
 	n, err := w.f.Write(line)
 	if err != nil {
 		if n > 0 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +100,7 @@ func Rewrite(path string, opts Options, msgs []llm.Message) error {
 	for _, m := range msgs {
 		buf.Write(w.line(m))
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
+	if _, err := tmp.Write(secrets.Scrub(buf.Bytes())); err != nil {
 		tmp.Close()
 		return fmt.Errorf("transcript: %w", err)
 	}
@@ -146,7 +147,7 @@ func (w *Writer) Append(msgs ...llm.Message) error {
 	for _, m := range msgs {
 		buf.Write(w.line(m))
 	}
-	if _, err := w.f.Write(buf.Bytes()); err != nil {
+	if _, err := w.f.Write(secrets.Scrub(buf.Bytes())); err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}
 	return nil

@@ -56,7 +56,36 @@ func (l *loader) decodeEntry(e *Entry) (Plugin, error) {
 			return Plugin{}, fail(ye.File, ye.Line, ye.Msg)
 		}
 	}
-	return Plugin{ID: e.ID, Name: e.Name, Config: value, Disabled: e.Disabled, Source: e.Source}, nil
+	return Plugin{ID: e.ID, Name: e.Name, Config: value, Disabled: e.Disabled, Source: e.Source, Keys: leafKeys(&e.Config, "")}, nil
+}
+
+// leafKeys lists the dotted paths of the settings a config mapping sets:
+// nested mappings are followed, anything else (a list, a scalar) is a leaf.
+// A YAML merge key ("<<") is followed as if its keys were written in place.
+func leafKeys(n *yaml.Node, prefix string) []string {
+	n = resolveAlias(n)
+	if n.Kind != yaml.MappingNode {
+		if prefix == "" {
+			return nil
+		}
+		return []string{prefix}
+	}
+	var keys []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, value := n.Content[i], n.Content[i+1]
+		if isMergeKey(key) {
+			if merged := resolveAlias(value); merged.Kind == yaml.SequenceNode {
+				for _, m := range merged.Content {
+					keys = append(keys, leafKeys(m, prefix)...)
+				}
+			} else {
+				keys = append(keys, leafKeys(merged, prefix)...)
+			}
+			continue
+		}
+		keys = append(keys, leafKeys(value, joinPath(prefix, key.Value))...)
+	}
+	return keys
 }
 
 type fieldProblem struct {

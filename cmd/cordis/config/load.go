@@ -47,6 +47,10 @@ type Plugin struct {
 	Disabled bool
 	// Source is the file:line where the entry was defined (or inserted).
 	Source string
+	// Keys are the dotted paths of the settings the entry's config sets
+	// (permissionRules.deny), for callers that treat settings differently
+	// by who wrote them. Empty for entries made in Go.
+	Keys []string
 }
 
 // Enabled returns the plugins that are not disabled, in order.

@@ -142,7 +142,7 @@ patches:
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, cfg.Plugins); diff != "" {
+			if diff := cmp.Diff(tt.want, cfg.Plugins, ignoreKeys); diff != "" {
 				t.Errorf("Plugins (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantFiles, cfg.Files); diff != "" {
@@ -294,7 +294,8 @@ func TestLocate(t *testing.T) {
 		{name: "flag that does not exist is still returned", flag: "missing.yml", wantRel: "work/missing.yml"},
 		{name: "absolute flag", flag: "/etc/cordis.yml", wantAbsPath: "/etc/cordis.yml"},
 		{name: "environment before files", env: map[string]string{"CORDIS_CONFIG": "env.yml"}, cwdFile: true, userFile: true, wantRel: "work/env.yml"},
-		{name: "cwd before user dir", cwdFile: true, userFile: true, wantRel: "work/cordis.yml"},
+		{name: "a project file in cwd is not the user's config", cwdFile: true, userFile: true, wantRel: "user/cordis/cordis.yml"},
+		{name: "a project file alone is not found", cwdFile: true, wantRel: ""},
 		{name: "user dir", userFile: true, wantRel: "user/cordis/cordis.yml"},
 		{name: "nothing", wantRel: ""},
 		{name: "no user dir", noUserDir: true, wantRel: ""},

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 )
 
-// Locate finds the config file to load, trying in order: flagPath (the
-// --config flag), $CORDIS_CONFIG, cordis.yml in cwd, and
-// <userConfigDir>/cordis/cordis.yml. found is false when none applies; the
-// caller then runs its embedded default.
+// Locate finds the user's config file, trying in order: flagPath (the
+// --config flag), $CORDIS_CONFIG and <userConfigDir>/cordis/cordis.yml.
+// found is false when none applies; the caller then runs its embedded
+// default. A cordis.yml in cwd is not the user's: it belongs to the project
+// the editor opened, which cmd/cordis lays over this file only once the
+// user trusts it, and only for the settings a project may change.
 //
 // A path from the flag or the variable is returned without looking at the
 // disk: the user asked for that file, so if it is missing, Load must fail
@@ -32,9 +34,6 @@ func Locate(flagPath string, getenv func(string) string, cwd string, userConfigD
 	}
 	if env := getenv("CORDIS_CONFIG"); env != "" {
 		return fromCwd(env), true
-	}
-	if p := fromCwd("cordis.yml"); present(p) {
-		return p, true
 	}
 	if userConfigDir != "" {
 		if p := filepath.Join(userConfigDir, "cordis", "cordis.yml"); present(p) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 )
@@ -186,7 +187,7 @@ patches:
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, cfg.Plugins); diff != "" {
+			if diff := cmp.Diff(tt.want, cfg.Plugins, ignoreKeys); diff != "" {
 				t.Errorf("Plugins (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantWarnings, cfg.Warnings); diff != "" {
@@ -469,5 +470,30 @@ func TestErrorFields(t *testing.T) {
 		Msg: `unknown field "modle" (did you mean "model"? valid: headers, maxTokens, model, retry, stop)`}
 	if diff := cmp.Diff(want, *cerr, cmp.AllowUnexported(config.Error{})); diff != "" {
 		t.Errorf("Error fields (-want +got):\n%s", diff)
+	}
+}
+
+// ignoreKeys leaves Plugin.Keys to TestPluginKeys.
+var ignoreKeys = cmpopts.IgnoreFields(config.Plugin{}, "Keys")
+
+// Keys lists the leaf settings an entry wrote, through nested mappings and
+// merge keys, and nothing for an entry without config.
+func TestPluginKeys(t *testing.T) {
+	cfg, err := config.Parse([]byte(`- id: llm
+  name: llm/anthropic
+  config:
+    <<: {model: a}
+    maxTokens: 5
+- id: x
+  name: llm/anthropic
+`), "cordis.yml", testRegistry(), envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"model", "maxTokens"}, cfg.Plugins[0].Keys); diff != "" {
+		t.Errorf("Keys (-want +got):\n%s", diff)
+	}
+	if cfg.Plugins[1].Keys != nil {
+		t.Errorf("no config: Keys = %v", cfg.Plugins[1].Keys)
 	}
 }

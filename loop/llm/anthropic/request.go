@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/secrets"
 
 	"github.com/cordis-agent/cordis/loop/llm"
 )
@@ -108,7 +109,9 @@ func EncodeRequest(req *llm.Request, model string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encoding request: %w", err)
 	}
-	return out, nil
+	// The key a command printed (in a tool result, say) is not sent back:
+	// it would stay in the conversation and every log of it.
+	return secrets.Scrub(out), nil
 }
 
 func encodeBlocks(blocks []llm.Block) ([]wireBlock, error) {

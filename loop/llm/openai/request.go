@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"strings"
 
 	"github.com/cordis-agent/cordis/loop/llm"
@@ -107,7 +108,9 @@ func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, erro
 	if err != nil {
 		return nil, fmt.Errorf("openai: encoding request: %w", err)
 	}
-	return out, nil
+	// The key a command printed (in a tool result, say) is not sent back:
+	// it would stay in the conversation and every log of it.
+	return secrets.Scrub(out), nil
 }
 
 // encodeMessage maps one llm.Message onto one or more chat messages.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,7 +218,7 @@ func (w *Writer) writeLocked(items ...line) error {
 			return fmt.Errorf("rollout: %w", err)
 		}
 	}
-	if _, err := w.f.Write(buf.Bytes()); err != nil {
+	if _, err := w.f.Write(secrets.Scrub(buf.Bytes())); err != nil {
 		return fmt.Errorf("rollout: %w", err)
 	}
 	return nil

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/acp/acptest"
+)
+
+// procProbe is a Bash command that tries what a hostile command would
+// against its parent (cordis): read its initial environment, list its
+// open files, and write a forged JSON-RPC frame onto the editor's stream.
+const procProbe = `cat /proc/$PPID/environ > environ.dump 2> environ.err; ` +
+	`ls /proc/$PPID/fd > fd.dump 2> fd.err; ` +
+	`printf '{"jsonrpc":"2.0","id":"forged","method":"session/request_permission","params":{}}\n' 2> forge.err > /proc/$PPID/fd/1; ` +
+	`cat secret-in-repo.txt; echo probed`
+
+// TestChildrenCannotReachAgentProc runs the probe as a Bash tool call, once
+// as the current user and once (when the tests run as root) with cordis
+// and its children dropped to an ordinary uid. Whatever the user, the key
+// is not in what the child reads from /proc/<cordis>/environ, and the key
+// the child finds in a file does not reach the editor, the session log or
+// the next model request. As an ordinary user the child cannot open
+// cordis's /proc entries at all, so no forged frame reaches the editor.
+func TestChildrenCannotReachAgentProc(t *testing.T) {
+	t.Run("as-is", func(t *testing.T) { probeAgentProc(t, nil) })
+	t.Run("unprivileged", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("already unprivileged: the as-is variant covers it")
+		}
+		probeAgentProc(t, &syscall.Credential{Uid: 65534, Gid: 65534})
+	})
+}
+
+func probeAgentProc(t *testing.T, cred *syscall.Credential) {
+	ctx := testCtx(t)
+	const key = "sk-ant-proc-probe-0123456789abcdef-SECRET"
+	model := newFakeModel(t, toolReply("toolu_1", "Bash", `{"command":`+mustJSON(procProbe)+`}`), textReply("Done."))
+
+	// Directories every uid may use: the test's own are private to root.
+	top, err := os.MkdirTemp("", "cordis-proc-probe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	dirs := map[string]string{}
+	for _, name := range []string{"bin", "home", "state", "work"} {
+		dirs[name] = filepath.Join(top, name)
+		os.MkdirAll(dirs[name], 0o777)
+	}
+	os.Chmod(top, 0o755)
+	bin := filepath.Join(dirs["bin"], "cordis")
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(bin, data, 0o755)
+	os.WriteFile(filepath.Join(dirs["work"], "secret-in-repo.txt"), []byte("found: "+key+"\n"), 0o644)
+	config := bypassConfig("")
+	os.MkdirAll(filepath.Join(dirs["home"], ".config", "cordis"), 0o777)
+	os.WriteFile(filepath.Join(dirs["home"], ".config", "cordis", "cordis.yml"), []byte(config), 0o644)
+	if cred != nil {
+		filepath.WalkDir(top, func(p string, _ os.DirEntry, _ error) error {
+			return os.Lchown(p, int(cred.Uid), int(cred.Gid))
+		})
+	}
+
+	cmd := exec.Command(bin, "acp", "--state-dir", dirs["state"])
+	cmd.Dir = dirs["work"]
+	cmd.Env = []string{"HOME=" + dirs["home"], "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(dirs["home"], ".config"),
+		"ANTHROPIC_BASE_URL=" + model.srv.URL, "ANTHROPIC_API_KEY=" + key}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("agent stderr:\n%s", stderr.String())
+		}
+	})
+	e := acptest.StartProcess(t, cmd)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, dirs["work"]).SessionID
+	if stop, err := e.Prompt(ctx, sid, "probe"); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	e.Close()
+
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(dirs["work"], name))
+		return string(b)
+	}
+	if _, err := os.Stat(filepath.Join(dirs["work"], "environ.err")); err != nil {
+		t.Fatal("the probe did not run")
+	}
+	if strings.Contains(read("environ.dump"), key) {
+		t.Error("a child read the key from /proc/<cordis>/environ")
+	}
+	if cred != nil {
+		if read("environ.err") == "" || read("fd.err") == "" || read("forge.err") == "" {
+			t.Errorf("an unprivileged child opened cordis's /proc entries: environ.err %q, fd.err %q, forge.err %q", read("environ.err"), read("fd.err"), read("forge.err"))
+		}
+		for _, f := range e.Frames() {
+			var frame struct{ ID any }
+			if json.Unmarshal(f, &frame) == nil && frame.ID == "forged" {
+				t.Errorf("a forged frame reached the editor: %s", f)
+			}
+		}
+	} else {
+		t.Logf("as uid %d: environ readable: %v, fd listable: %v, frame forged: %v", os.Geteuid(), read("environ.err") == "", read("fd.err") == "", read("forge.err") == "")
+	}
+	for _, f := range e.Frames() {
+		if bytes.Contains(f, []byte(key)) {
+			t.Errorf("the key reached the editor: %s", f)
+		}
+	}
+	shown := false
+	for _, f := range e.Frames() {
+		shown = shown || bytes.Contains(f, []byte("[REDACTED:ANTHROPIC_API_KEY]"))
+	}
+	if !shown {
+		t.Error("the Bash output with the key, redacted, never reached the editor")
+	}
+	filepath.WalkDir(dirs["state"], func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(key)) {
+				t.Errorf("the key reached %s", p)
+			}
+		}
+		return nil
+	})
+	reqs := model.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	if strings.Contains(reqs[1], key) {
+		t.Error("the key reached the model in the tool result")
+	}
+}

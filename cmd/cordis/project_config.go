@@ -1,0 +1,370 @@
+package main
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/cmd/cordis/config"
+)
+
+// A project's cordis.yml (the one in the directory the editor starts cordis
+// in, which is the project root) is written by whoever wrote the project.
+// It is read only once the user has trusted its exact content (`cordis
+// trust`), and even then it is an overlay on the user's configuration that
+// may change only the settings listed in projectPolicy. A project can never
+// redirect the model provider, expose keys, widen the directories tools may
+// use, relax the permission mode, add or disable plugins, or switch off a
+// guard; a user who wants a project's file wholesale passes it with
+// --config, which is an explicit choice.
+
+// projectConfigName is the project overlay's file name in the cwd.
+const projectConfigName = "cordis.yml"
+
+// projectTrustDialect is the trust store's dialect for project config files;
+// a file is one "hook" whose command is the hash of its content, so an edit
+// makes it "changed since it was trusted".
+const projectTrustDialect = "cordis-config"
+
+// mergeRule says how a project value combines with the user's.
+type mergeRule int
+
+const (
+	// replace: the project's value is used.
+	replace mergeRule = iota
+	// appendList: the project's items are added to the user's (rules that
+	// only restrict: deny, ask, more redaction).
+	appendList
+	// tighten: a limit where 0 means none; the project may set one or lower
+	// the user's, never raise or remove it.
+	tighten
+	// stricterMode: a permission mode no more permissive than the user's.
+	stricterMode
+)
+
+// projectPolicy lists, per plugin name, the settings (dotted YAML paths) a
+// trusted project file may change. Anything not listed is refused with the
+// reason in projectRefusal.
+var projectPolicy = map[string]map[string]mergeRule{
+	"agent": {
+		"models":           replace,
+		"defaultMode":      stricterMode,
+		"maxTurnRequests":  tighten,
+		"maxStopBlocks":    replace,
+		"maxSubagentDepth": tighten,
+		"contextWindow":    replace,
+		"mcpStartTimeout":  replace,
+		"mcpCallTimeout":   replace,
+	},
+	"llm/anthropic": {
+		"model": replace, "maxTokens": replace, "thinkingBudget": replace,
+		"fallbackModel": replace, "fallbackAfter": replace, "fallbackCooldown": replace,
+		"maxRetries": replace, "streamIdleTimeout": replace,
+	},
+	"llm/openai": {
+		"model": replace, "maxTokens": replace, "maxTokensField": replace,
+		"maxRetries": replace, "streamIdleTimeout": replace,
+	},
+	"hooks/builtin": {
+		"permissionRules.deny":          appendList,
+		"permissionRules.ask":           appendList,
+		"inputSanitize.redact":          appendList,
+		"inputSanitize.patterns":        appendList,
+		"budgetCheck.maxTokens":         tighten,
+		"budgetCheck.maxCostUSD":        tighten,
+		"resultCompress.maxTokens":      replace,
+		"contextMonitor.warnAt":         replace,
+		"contextMonitor.compactAt":      replace,
+		"contextInjector.files":         replace,
+		"todoEnforcer.remindersPerTurn": replace,
+		"auditLog.inputSummaryChars":    replace,
+	},
+}
+
+// projectRefusal explains why a setting is not taken from a project.
+func projectRefusal(key string) string {
+	switch {
+	case key == "baseURL" || key == "apiKeyEnv":
+		return "a project may not redirect the model provider or choose its key"
+	case key == "exposeEnv":
+		return "a project may not expose keys to commands"
+	case key == "extraDirectories":
+		return "a project may not widen the directories tools may use"
+	case key == "defaultMode":
+		return "a project may not relax the permission mode"
+	case key == "systemPrompt":
+		return "a project may not replace the base system prompt (its AGENTS.md or CLAUDE.md reaches the model)"
+	case key == "path":
+		return "a project may not name hook files (its own are found and trusted per hook)"
+	case key == "permissionRules.allow":
+		return "a project may not allow calls without asking"
+	case key == "disabledHooks" || key == "inputSanitize.skipTools":
+		return "a project may not switch off a guard"
+	case key == "auditLog.file":
+		return "a project may not choose files cordis writes"
+	case strings.HasPrefix(key, "budgetCheck.") || key == "maxTurnRequests" || key == "maxSubagentDepth":
+		return "a project may only lower a limit"
+	}
+	return "a project may not change this setting"
+}
+
+// projectOverlay is what became of a project cordis.yml.
+type projectOverlay struct {
+	Path   string
+	Status trust.Status // Trusted when applied
+	// Applied and Refused are "entry.key" settings, in file order.
+	Applied []string
+	Refused []string
+	// Err is why the file could not be read or parsed (or the store
+	// consulted); the file was then ignored.
+	Err error
+}
+
+// Notice is what the editor shows at the start of each session; "" when
+// there is nothing to say (no file, or every setting applied).
+func (o *projectOverlay) Notice() string {
+	if o == nil {
+		return ""
+	}
+	dir := filepath.Dir(o.Path)
+	switch {
+	case o.Err != nil:
+		return fmt.Sprintf("cordis ignored this project's configuration %s: %v", o.Path, o.Err)
+	case o.Status != trust.Trusted:
+		return fmt.Sprintf("cordis did not load this project's configuration %s: it is %s. Review it, then run `cordis trust --cwd %s` to use it.", o.Path, o.Status, dir)
+	case len(o.Refused) > 0:
+		return fmt.Sprintf("cordis applied this project's configuration %s except: %s.", o.Path, strings.Join(o.Refused, "; "))
+	}
+	return ""
+}
+
+// Report is the overlay's part of /doctor.
+func (o *projectOverlay) Report() []string {
+	if o == nil {
+		return nil
+	}
+	if o.Err != nil || o.Status != trust.Trusted {
+		return []string{"✗ " + o.Notice()}
+	}
+	lines := []string{fmt.Sprintf("✓ project config %s (trusted): %s", o.Path, cmp.Or(strings.Join(o.Applied, ", "), "nothing to apply"))}
+	for _, r := range o.Refused {
+		lines = append(lines, "✗ project config: not applied: "+r)
+	}
+	return lines
+}
+
+// projectConfigHook is the trust record of a project config file's current
+// content.
+func projectConfigHook(path string, content []byte) trust.Hook {
+	sum := sha256.Sum256(content)
+	return trust.Hook{Dialect: projectTrustDialect, Source: path, Event: "config", Type: "file", Command: "sha256:" + hex.EncodeToString(sum[:])}
+}
+
+// readProjectConfig reads dir/cordis.yml through dir itself: a symlink out
+// of the project, a FIFO or a huge file is refused, not followed or
+// waited on. found is false when there is no such file.
+func readProjectConfig(dir string) (path string, data []byte, found bool, err error) {
+	path = filepath.Join(dir, projectConfigName)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return path, nil, false, nil
+	}
+	defer root.Close()
+	fi, err := root.Lstat(projectConfigName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil, false, nil
+	}
+	if err != nil {
+		return path, nil, true, err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular() {
+		return path, nil, true, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	f, err := root.OpenFile(projectConfigName, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return path, nil, true, fmt.Errorf("cannot be opened inside the project: %v", err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return path, nil, true, errors.New("not a regular file")
+	}
+	const maxSize = 1 << 20
+	data, err = io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err == nil && len(data) > maxSize {
+		err = fmt.Errorf("larger than %d bytes", maxSize)
+	}
+	return path, data, true, err
+}
+
+// applyProjectConfig overlays dir's trusted cordis.yml on base. It returns
+// nil when there is no such file or base already read it (the user named
+// it or included it). The overlay never makes loading fail: whatever is
+// wrong with the project's file is reported and the file ignored.
+func applyProjectConfig(base *config.Config, dir string, store *trust.Store, reg *config.Registry) *projectOverlay {
+	if dir == "" {
+		return nil
+	}
+	path, data, found, err := readProjectConfig(dir)
+	if !found {
+		return nil
+	}
+	for _, f := range base.Files {
+		if trust.SamePath(f, path) {
+			return nil
+		}
+	}
+	o := &projectOverlay{Path: path}
+	if err != nil {
+		o.Err = err
+		return o
+	}
+	st, err := store.Check(projectConfigHook(path, data))
+	o.Status = st
+	if err != nil {
+		o.Err = fmt.Errorf("the trust store cannot be read: %v", err)
+		return o
+	}
+	if st != trust.Trusted {
+		return o
+	}
+	o.apply(base, data, reg)
+	return o
+}
+
+// apply parses the project file's content and lays what the policy allows
+// over base.
+func (o *projectOverlay) apply(base *config.Config, data []byte, reg *config.Registry) {
+	// No ${VAR} of the user's environment is expanded in a project's file:
+	// it could copy a key into a setting that reaches the model.
+	noEnv := func(string) string { return "" }
+	proj, err := config.Parse(data, o.Path, reg, noEnv)
+	if err != nil {
+		o.Err = err
+		return
+	}
+	for _, p := range proj.Plugins {
+		o.overlay(base, p)
+	}
+}
+
+// overlay applies one project entry to the base entry of the same id.
+func (o *projectOverlay) overlay(base *config.Config, p config.Plugin) {
+	i := slices.IndexFunc(base.Plugins, func(b config.Plugin) bool { return b.ID == p.ID })
+	switch {
+	case i < 0:
+		o.Refused = append(o.Refused, fmt.Sprintf("entry %q (%s): a project may not add plugins", p.ID, p.Name))
+		return
+	case base.Plugins[i].Name != p.Name:
+		o.Refused = append(o.Refused, fmt.Sprintf("entry %q: a project may not replace %s with %s", p.ID, base.Plugins[i].Name, p.Name))
+		return
+	case p.Disabled != base.Plugins[i].Disabled:
+		o.Refused = append(o.Refused, fmt.Sprintf("entry %q: a project may not enable or disable plugins", p.ID))
+		return
+	}
+	policy := projectPolicy[p.Name]
+	target := reflect.ValueOf(base.Plugins[i].Config).Elem()
+	from := reflect.ValueOf(p.Config).Elem()
+	for _, key := range p.Keys {
+		rule, ok := policy[key]
+		name := p.ID + "." + key
+		if !ok {
+			o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, projectRefusal(key)))
+			continue
+		}
+		dst, src := fieldByYAMLPath(target, key), fieldByYAMLPath(from, key)
+		if !dst.IsValid() || !src.IsValid() {
+			o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, projectRefusal(key)))
+			continue
+		}
+		if why := merge(rule, dst, src); why != "" {
+			o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, why))
+			continue
+		}
+		o.Applied = append(o.Applied, name)
+	}
+}
+
+// merge applies src over dst by rule; it returns why it refused, or "".
+func merge(rule mergeRule, dst, src reflect.Value) string {
+	switch rule {
+	case replace:
+		dst.Set(src)
+	case appendList:
+		dst.Set(reflect.AppendSlice(dst, src))
+	case tighten:
+		newV, oldV, ok := asFloat(src), asFloat(dst), dst.CanSet()
+		if !ok || newV <= 0 || (oldV > 0 && newV > oldV) {
+			return "a project may only set or lower a limit"
+		}
+		dst.Set(src)
+	case stricterMode:
+		if modeRank(src.String()) > modeRank(dst.String()) {
+			return "a project may not relax the permission mode"
+		}
+		dst.Set(src)
+	}
+	return ""
+}
+
+func asFloat(v reflect.Value) float64 {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return float64(v.Int())
+	case reflect.Float64, reflect.Float32:
+		return v.Float()
+	}
+	return -1
+}
+
+// modeRank orders the permission modes from the most restrictive; an
+// unknown mode ranks above all, so it is never taken as stricter.
+func modeRank(mode string) int {
+	switch mode {
+	case "plan":
+		return 0
+	case "", "default":
+		return 1
+	case "acceptEdits":
+		return 2
+	case "bypassPermissions":
+		return 3
+	}
+	return 4
+}
+
+// fieldByYAMLPath finds the struct field a dotted YAML path names; the
+// zero Value when there is none.
+func fieldByYAMLPath(v reflect.Value, path string) reflect.Value {
+	for _, name := range strings.Split(path, ".") {
+		if v.Kind() == reflect.Pointer {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}
+		}
+		found := reflect.Value{}
+		for i := range v.NumField() {
+			tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+			if tag == name {
+				found = v.Field(i)
+				break
+			}
+		}
+		if !found.IsValid() {
+			return reflect.Value{}
+		}
+		v = found
+	}
+	return v
+}
