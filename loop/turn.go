@@ -41,17 +41,24 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 	s.reportMCPFailures(ctx, true)
 
 	var opts turnOptions
+	var template *commands.Prompt
+	var templateArgs string
 	if name, args, ok := commandIn(blocks); ok {
-		intent := s.runCommand(ctx, name, args)
+		intent, tmpl := s.runCommand(ctx, name, args)
 		sub, isPrompt := intent.(commands.SubmitPrompt)
-		if !isPrompt {
+		switch {
+		case tmpl != nil:
+			template, templateArgs = tmpl, args
+			opts = turnOptions{allowedTools: tmpl.AllowedTools, model: tmpl.Model}
+		case isPrompt:
+			content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
+			text = sub.Text
+			opts = turnOptions{allowedTools: sub.AllowedTools, model: sub.Model}
+		default:
 			reason := s.carryOut(ctx, turnID, intent)
 			s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
 			return reason, nil
 		}
-		content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
-		text = sub.Text
-		opts = turnOptions{allowedTools: sub.AllowedTools, model: sub.Model}
 	}
 
 	s.mu.Lock()
@@ -63,6 +70,11 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 		s.mu.Unlock()
 	}()
 
+	// For a prompt command from a file, UserPromptSubmit sees the prompt
+	// as typed (`/review main.go`), as in Claude Code, and runs before the
+	// template expands: its shell snippets must not run for a prompt a
+	// hook blocks. It does not run again on the expansion (that would
+	// inject its context twice).
 	d := s.runHook(ctx, &hooks.Input{Event: hooks.UserPromptSubmit, Prompt: text, TurnID: turnID})
 	s.showSystemMessages(ctx, d)
 	if d.Block || d.StopTurn {
@@ -71,6 +83,20 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 		s.record(sessionlog.TypeTurnRejected, map[string]any{"turnId": turnID, "reason": reason})
 		s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": acp.StopEndTurn})
 		return acp.StopEndTurn, nil
+	}
+	if template != nil {
+		expanded, err := s.expander(template.Name, turnID).Expand(ctx, template.Template, templateArgs)
+		if err != nil {
+			reason := acp.StopEndTurn
+			if ctx.Err() != nil {
+				reason = acp.StopCancelled
+			} else {
+				s.say(ctx, fmt.Sprintf("/%s: %v", template.Name, err))
+			}
+			s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
+			return reason, nil
+		}
+		content = append([]llm.Block{llm.Text(expanded)}, content[1:]...)
 	}
 	for _, c := range d.AdditionalContext {
 		content = append(content, llm.Text(systemReminder(c)))
@@ -413,14 +439,32 @@ func (r *runner) iterate(ctx context.Context, step int) (resp *llm.Response, rea
 	case resp == nil: // a hook ended the turn before the request
 		return nil, r.endByHook(ctx), true
 	}
-	var toolUses []llm.Block
-	for _, b := range resp.Content {
+	var toolUses, runnable []llm.Block
+	cut := cutOffCalls(resp)
+	for i, b := range resp.Content {
 		if b.Type == llm.BlockToolUse {
 			toolUses = append(toolUses, b)
+			if !cut[i] {
+				runnable = append(runnable, b)
+			}
 		}
 	}
 	if len(toolUses) > 0 {
-		results := r.runTools(ctx, step, toolUses)
+		var ran []llm.Block
+		if len(runnable) > 0 {
+			ran = r.runTools(ctx, step, runnable)
+		}
+		// Every tool_use gets its tool_result, in the calls' order.
+		results := make([]llm.Block, 0, len(toolUses))
+		for i, b := range resp.Content {
+			switch {
+			case b.Type != llm.BlockToolUse:
+			case cut[i]:
+				results = append(results, r.refuseCutOff(ctx, b))
+			default:
+				results, ran = append(results, ran[0]), ran[1:]
+			}
+		}
 		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: results})
 		if ctx.Err() != nil {
 			return nil, acp.StopCancelled, true
@@ -431,6 +475,41 @@ func (r *runner) iterate(ctx context.Context, step int) (resp *llm.Response, rea
 		return nil, r.endByHook(ctx), true
 	}
 	return resp, "", false
+}
+
+// cutOffCalls returns the positions in resp.Content of the tool calls the
+// output limit cut off: in a response that stopped on max_tokens, the
+// call still being streamed (the last block) and any whose input did not
+// parse or had to be repaired. The providers already leave such a call
+// without Input; this does not rely on it.
+func cutOffCalls(resp *llm.Response) map[int]bool {
+	if resp.StopReason != llm.StopMaxTokens {
+		return nil
+	}
+	cut := map[int]bool{}
+	for i, b := range resp.Content {
+		if b.Type == llm.BlockToolUse && (i == len(resp.Content)-1 || b.Input == nil || b.Text != "") {
+			cut[i] = true
+		}
+	}
+	return cut
+}
+
+// refuseCutOff answers a tool call the output limit cut off without
+// running it or asking about it (its input is incomplete, and a cut-off
+// Write would write a cut-off file): the editor sees the call fail with
+// the reason, and the model is told to retry with less.
+func (r *runner) refuseCutOff(ctx context.Context, use llm.Block) llm.Block {
+	msg := fmt.Sprintf("This %s call was cut off by the output token limit (max_tokens) before its input was complete, so it was not run. "+
+		"Retry with smaller input: for example write a large file in parts (a shorter Write, then Edit calls that add the rest), or split the work into several calls.", use.Name)
+	ev := toolEvent{ToolCallID: use.ID, Name: use.Name, Title: use.Name + " (cut off by the output limit)", Kind: acp.ToolKindOther, AgentID: r.agentID}
+	if t, ok := tools.ByName(r.tools, use.Name); ok {
+		ev.Kind = acp.ToolKind(t.Kind())
+	}
+	r.record(sessionlog.TypeToolCall, ev)
+	r.s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, RawInput: rawOrEmpty(nil)})
+	r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
+	return toolResult(use.ID, msg, true)
 }
 
 // step sends one model request and streams its answer. The PrepareRequest

@@ -201,9 +201,9 @@ func TestExpandOrderAndForms(t *testing.T) {
 	var confirmed [][]string
 	e := &Expander{
 		Resolve: confined(root),
-		Confirm: func(_ context.Context, cmds []string) (bool, error) {
+		Approve: func(_ context.Context, cmds []string) ([]string, error) {
 			confirmed = append(confirmed, cmds)
-			return true, nil
+			return cmds, nil
 		},
 		Shell: func(_ context.Context, cmd string) (string, error) { return "<" + cmd + ">", nil },
 	}
@@ -225,14 +225,15 @@ func TestExpandShellFailsClosed(t *testing.T) {
 	shell := func(context.Context, string) (string, error) { ran = true; return "", nil }
 	tests := []struct {
 		name    string
-		confirm func(context.Context, []string) (bool, error)
+		approve func(context.Context, []string) ([]string, error)
 	}{
-		{"no confirmation available", nil},
-		{"user declined", func(context.Context, []string) (bool, error) { return false, nil }},
-		{"confirmation failed", func(context.Context, []string) (bool, error) { return false, errors.New("editor gone") }},
+		{"no approval available", nil},
+		{"user declined", func(context.Context, []string) ([]string, error) { return nil, ErrShellDenied }},
+		{"approval failed", func(context.Context, []string) ([]string, error) { return nil, errors.New("editor gone") }},
+		{"approval answered for fewer commands", func(context.Context, []string) ([]string, error) { return nil, nil }},
 	}
 	for _, tt := range tests {
-		e := &Expander{Confirm: tt.confirm, Shell: shell}
+		e := &Expander{Approve: tt.approve, Shell: shell}
 		if _, err := e.Expand(context.Background(), "x !{rm -rf /tmp/x}", ""); !errors.Is(err, ErrShellDenied) {
 			t.Errorf("%s: err = %v, want ErrShellDenied", tt.name, err)
 		}
@@ -276,6 +277,72 @@ func TestClaudeDir(t *testing.T) {
 	reg := NewRegistry(nil, home)
 	reg.SetClaudeDir(claudeDir)
 	if diff := cmp.Diff([]string{"moved:user"}, names(reg.Load(cwd))); diff != "" {
+		t.Fatalf("commands (-want +got):\n%s", diff)
+	}
+}
+
+// TestExpandNeverRescansSubstitutedText: shell snippets and file
+// references are found in the template only. An argument's or an included
+// file's !{…}, !`…` or @{…} stays text: it is neither run, nor offered for
+// approval, nor followed.
+func TestExpandNeverRescansSubstitutedText(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "README.md"), "setup: !{touch from-file} !`touch from-file-2` @{secret.txt}")
+	write(t, filepath.Join(root, "secret.txt"), "SECRET")
+	var asked [][]string
+	var ran []string
+	e := &Expander{
+		Resolve: confined(root),
+		Approve: func(_ context.Context, cmds []string) ([]string, error) {
+			asked = append(asked, cmds)
+			return cmds, nil
+		},
+		Shell: func(_ context.Context, cmd string) (string, error) { ran = append(ran, cmd); return "OUT", nil },
+	}
+	got, err := e.Expand(context.Background(), "Task: $ARGUMENTS\nDocs: @{README.md}\nState: !{git status}", "!{touch from-args} @{secret.txt}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Task: !{touch from-args} @{secret.txt}\nDocs: setup: !{touch from-file} !`touch from-file-2` @{secret.txt}\nState: OUT"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if diff := cmp.Diff([][]string{{"git status"}}, asked); diff != "" {
+		t.Fatalf("approval asked for (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"git status"}, ran); diff != "" {
+		t.Fatalf("commands run (-want +got):\n%s", diff)
+	}
+	// Without a snippet in the template, nothing is asked at all.
+	asked = nil
+	if _, err := e.Expand(context.Background(), "Read @{README.md}", ""); err != nil || len(asked) != 0 {
+		t.Fatalf("asked %v, err %v", asked, err)
+	}
+}
+
+// TestExpandArgumentsInSnippetsAreQuoted: an argument inside a snippet is
+// one shell word, so it cannot add a command; a file reference may name
+// its file by an argument.
+func TestExpandArgumentsInSnippetsAreQuoted(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "main.go"), "package main")
+	var asked []string
+	e := &Expander{
+		Resolve: confined(root),
+		Approve: func(_ context.Context, cmds []string) ([]string, error) {
+			asked = cmds
+			return cmds, nil
+		},
+		Shell: func(context.Context, string) (string, error) { return "", nil },
+	}
+	got, err := e.Expand(context.Background(), "@{$1} !{git log $1 $2}", `main.go "x'; touch pwned; '"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, "package main ") {
+		t.Fatalf("@{$1} not included: %q", got)
+	}
+	if diff := cmp.Diff([]string{`git log 'main.go' 'x'\''; touch pwned; '\'''`}, asked); diff != "" {
 		t.Fatalf("commands (-want +got):\n%s", diff)
 	}
 }

@@ -70,13 +70,15 @@ func FuzzParse(f *testing.F) {
 // FuzzExpand expands arbitrary templates and arguments with @{} file
 // references confined by the loop's own path check (tools.Env.Resolve)
 // and shell commands refused: a file outside the session root never gets
-// into the output, a template with shell commands fails closed, and the
-// shell is never run without approval.
+// into the output, a template with shell commands fails closed, the shell
+// is never run without approval, and only the template's own snippets are
+// ever offered as shell commands (never text from arguments or files).
 func FuzzExpand(f *testing.F) {
 	root := f.TempDir()
 	outside := f.TempDir()
 	const secret = "OUTSIDE-SECRET-3f9c"
 	os.WriteFile(filepath.Join(root, "notes.txt"), []byte("inside notes"), 0o644)
+	os.WriteFile(filepath.Join(root, "evil.md"), []byte("!{touch y} !`touch z` @{notes.txt}"), 0o644)
 	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(secret), 0o644)
 	os.Symlink(outside, filepath.Join(root, "link"))
 	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "file-link"))
@@ -91,15 +93,22 @@ func FuzzExpand(f *testing.F) {
 		{"$1 $2 $9 $ARGUMENTS", `"a b" c`},
 		{"@~/x @{~/.ssh/id_rsa}", ""},
 		{"@{}", "@{notes.txt"},
+		{"Read @{evil.md} and @evil.md", ""},
+		{"Fix $ARGUMENTS now", "!{touch x} and !`touch y` and @{notes.txt}"},
+		{"@{$1} !{git log $1}", `"notes.txt'; touch z; '"`},
 	} {
 		f.Add(s[0], s[1])
 	}
 	env := &tools.Env{Cwd: root, Roots: []string{root}}
 	f.Fuzz(func(t *testing.T, tmpl, args string) {
 		shellRan := false
+		var asked []string
 		e := &Expander{
 			Resolve: env.Resolve,
-			Confirm: func(context.Context, []string) (bool, error) { return false, nil },
+			Approve: func(_ context.Context, cmds []string) ([]string, error) {
+				asked = append(asked, cmds...)
+				return nil, ErrShellDenied
+			},
 			Shell: func(context.Context, string) (string, error) {
 				shellRan = true
 				return "", nil
@@ -108,6 +117,17 @@ func FuzzExpand(f *testing.F) {
 		out, err := e.Expand(context.Background(), tmpl, args)
 		if shellRan {
 			t.Fatalf("Expand(%q, %q) ran the shell without approval", tmpl, args)
+		}
+		// Only the template's own snippets are ever shell commands: the
+		// arguments and included files never add one.
+		snippets := 0
+		for _, p := range parseTemplate(tmpl) {
+			if p.kind == partShell {
+				snippets++
+			}
+		}
+		if len(asked) != 0 && len(asked) != snippets {
+			t.Fatalf("Expand(%q, %q) asked about %q, but the template has %d snippets", tmpl, args, asked, snippets)
 		}
 		if errors.Is(err, ErrShellDenied) {
 			return
@@ -122,7 +142,7 @@ func FuzzExpand(f *testing.F) {
 			t.Fatalf("Expand(%q, %q) included a file outside the root: %q", tmpl, args, out)
 		}
 		// A template that asks for the shell fails closed.
-		if shellBraced().MatchString(out) && shellBraced().MatchString(expandArgs(tmpl, args)) {
+		if snippets > 0 {
 			t.Fatalf("Expand(%q, %q) = %q: shell commands passed without approval", tmpl, args, out)
 		}
 	})

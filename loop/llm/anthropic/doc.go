@@ -21,8 +21,12 @@
 // is the repaired object and Block.Text keeps the raw fragments, marking the
 // input as repaired (Text is otherwise unused on tool_use blocks). If not,
 // Block.Input is nil and Block.Text holds the raw fragments, so the loop can
-// report the broken call to the model instead of running it. EncodeRequest
-// sends a nil Input back as {} and never sends Text for tool_use.
+// report the broken call to the model instead of running it. A tool_use
+// that was still streaming when the output limit stopped the response
+// (stop_reason max_tokens, the last block started) is treated the same
+// way whatever its fragments parse or repair to: Input nil, Text the raw
+// fragments, so a cut-off call is never runnable. EncodeRequest sends a
+// nil Input back as {} and never sends Text for tool_use.
 //
 // Errors are *llm.Error values. Failures before the stream starts (HTTP 408,
 // 409, 429, 5xx including 529, transport errors) are retried with the

@@ -310,11 +310,16 @@ func (d *decoder) finish(b *blockState) {
 	if b.block.Type != llm.BlockToolUse {
 		return
 	}
+	b.block.Input, b.block.Text = jsonrepair.ToolInput(b.rawInput())
+}
+
+// rawInput is a tool_use block's input as streamed.
+func (b *blockState) rawInput() string {
 	raw := b.toolJSON.String()
 	if strings.TrimSpace(raw) == "" {
 		raw = string(b.startInput) // no fragments: the input given at the start, usually {}
 	}
-	b.block.Input, b.block.Text = jsonrepair.ToolInput(raw)
+	return raw
 }
 
 // result returns the assembled response; blocks still open (the stream was
@@ -330,6 +335,16 @@ func (d *decoder) result() *llm.Response {
 		}
 		if b.supported {
 			resp.Content = append(resp.Content, b.block)
+		}
+	}
+	// The output limit stops the block being streamed, which is the last
+	// one started. A tool call cut off there is never runnable, whatever its
+	// fragments parse or repair to (a cut-off Write would write a cut-off
+	// file): Input stays nil and Text keeps the raw fragments.
+	if n := len(ordered); resp.StopReason == llm.StopMaxTokens && n > 0 {
+		if last := ordered[n-1]; last.supported && last.block.Type == llm.BlockToolUse {
+			cut := &resp.Content[len(resp.Content)-1]
+			cut.Input, cut.Text = nil, last.rawInput()
 		}
 	}
 	return &resp

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -238,7 +239,7 @@ func TestStreamSendsHeadersAndPath(t *testing.T) {
 }
 
 func TestStreamMalformedToolInput(t *testing.T) {
-	stream := func(fragments ...string) string {
+	stream := func(stop string, fragments ...string) string {
 		var b strings.Builder
 		b.WriteString(event("message_start", msgStart))
 		b.WriteString(event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"write","input":{}}}`))
@@ -247,36 +248,52 @@ func TestStreamMalformedToolInput(t *testing.T) {
 			b.WriteString(event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+string(j)+`}}`))
 		}
 		b.WriteString(event("content_block_stop", `{"type":"content_block_stop","index":0}`))
-		b.WriteString(event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}`))
+		b.WriteString(event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`"},"usage":{"output_tokens":9}}`))
 		b.WriteString(event("message_stop", `{"type":"message_stop"}`))
 		return b.String()
 	}
 	tests := []struct {
 		name      string
+		stop      string
 		fragments []string
 		wantInput json.RawMessage
 		wantText  string
 	}{
 		{
 			name:      "truncated object is repaired and the raw text kept",
+			stop:      "tool_use",
 			fragments: []string{`{"path": "a.txt", `, `"content": "hello wor`},
 			wantInput: json.RawMessage(`{"path":"a.txt","content":"hello wor"}`),
 			wantText:  `{"path": "a.txt", "content": "hello wor`,
 		},
 		{
+			name:      "a call cut off by max_tokens is not repaired into a runnable input",
+			stop:      "max_tokens",
+			fragments: []string{`{"path": "a.txt", `, `"content": "hello wor`},
+			wantText:  `{"path": "a.txt", "content": "hello wor`,
+		},
+		{
+			name:      "a call cut off by max_tokens stays unrunnable even when it parses",
+			stop:      "max_tokens",
+			fragments: []string{`{"path": "a.txt"}`},
+			wantText:  `{"path": "a.txt"}`,
+		},
+		{
 			name:      "garbage leaves Input nil with the raw text",
+			stop:      "tool_use",
 			fragments: []string{`{"path": "a.txt"}}}`},
 			wantText:  `{"path": "a.txt"}}}`,
 		},
 		{
 			name:      "a non-object is not a tool input",
+			stop:      "tool_use",
 			fragments: []string{`["a", "b"]`},
 			wantText:  `["a", "b"]`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeAPI(t, sseBody(stream(tt.fragments...)))
+			api := newFakeAPI(t, sseBody(stream(tt.stop, tt.fragments...)))
 			p, _ := newTestProvider(t, api, Config{})
 			got, err := p.Stream(context.Background(), userRequest("hi"), nil)
 			if err != nil {
@@ -287,6 +304,46 @@ func TestStreamMalformedToolInput(t *testing.T) {
 				t.Errorf("content (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStreamMaxTokensCutsOffOnlyTheStreamingCall: with stop_reason
+// max_tokens, only the block being streamed (the last started) was cut
+// off; a tool call completed before it keeps its input.
+func TestStreamMaxTokensCutsOffOnlyTheStreamingCall(t *testing.T) {
+	toolBlock := func(i int, id, input string) string {
+		j, _ := json.Marshal(input)
+		return event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":"write","input":{}}}`, i, id)) +
+			event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, j)) +
+			event("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	tail := event("message_delta", `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}`) +
+		event("message_stop", `{"type":"message_stop"}`)
+	body := event("message_start", msgStart) + toolBlock(0, "toolu_1", `{"path":"a"}`) + toolBlock(1, "toolu_2", `{"path":"b","content":"x`) + tail
+	api := newFakeAPI(t, sseBody(body))
+	p, _ := newTestProvider(t, api, Config{})
+	got, err := p.Stream(context.Background(), userRequest("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Block{
+		{Type: llm.BlockToolUse, ID: "toolu_1", Name: "write", Input: json.RawMessage(`{"path":"a"}`)},
+		{Type: llm.BlockToolUse, ID: "toolu_2", Name: "write", Text: `{"path":"b","content":"x`},
+	}
+	if diff := cmp.Diff(want, got.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
+	// A text block after the call: the call was complete.
+	textAfter := event("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"and then"}}`) +
+		event("content_block_stop", `{"type":"content_block_stop","index":1}`)
+	api = newFakeAPI(t, sseBody(event("message_start", msgStart)+toolBlock(0, "toolu_1", `{"path":"a"}`)+textAfter+tail))
+	p, _ = newTestProvider(t, api, Config{})
+	got, err = p.Stream(context.Background(), userRequest("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := string(got.Content[0].Input); in != `{"path":"a"}` {
+		t.Errorf("a call completed before the cut lost its input: %q", in)
 	}
 }
 

@@ -28,6 +28,10 @@
 //   - Tool arguments that do not parse are handled as in package anthropic:
 //     repaired JSON objects go in Input with the raw text in Block.Text; an
 //     unrecoverable input leaves Input nil and the raw text in Block.Text.
+//     With finish_reason length, the tool call that received the last
+//     delta was cut off by the output limit: it gets Input nil and its raw
+//     arguments in Block.Text whatever they parse or repair to, so it is
+//     never runnable.
 //
 // API key: read from APIKeyEnv (default OPENAI_API_KEY) on every call and
 // sent as a Bearer token. A missing key is ErrMissingAPIKey, except when the

@@ -222,14 +222,42 @@ func TestStreamDecoding(t *testing.T) {
 		},
 		{
 			name: "truncated arguments are repaired and kept raw",
-			body: chunkEvent(`{"tool_calls":[{"index":0,"id":"call_w","function":{"name":"write","arguments":"{\"path\": \"a\", \"text\": \"hel"}}]}`, "length") + done,
+			body: chunkEvent(`{"tool_calls":[{"index":0,"id":"call_w","function":{"name":"write","arguments":"{\"path\": \"a\", \"text\": \"hel"}}]}`, "tool_calls") + done,
 			want: &llm.Response{
 				ID: "chatcmpl-1", Model: "gpt-test-2024",
 				Content: []llm.Block{{Type: llm.BlockToolUse, ID: "call_w", Name: "write",
 					Input: json.RawMessage(`{"path":"a","text":"hel"}`), Text: `{"path": "a", "text": "hel`}},
-				StopReason: llm.StopMaxTokens,
+				StopReason: llm.StopToolUse,
 			},
 			wantDeltas: []llm.Delta{{Kind: llm.DeltaToolUse, Index: 0, ID: "call_w", Name: "write"}},
+		},
+		{
+			name: "length: the call being streamed is cut off, never repaired into a runnable input",
+			body: chunkEvent(`{"tool_calls":[{"index":0,"id":"call_r","function":{"name":"read","arguments":"{\"path\": \"a\"}"}}]}`, "") +
+				chunkEvent(`{"tool_calls":[{"index":1,"id":"call_w","function":{"name":"write","arguments":"{\"path\": \"a\", \"text\": \"hel"}}]}`, "length") + done,
+			want: &llm.Response{
+				ID: "chatcmpl-1", Model: "gpt-test-2024",
+				Content: []llm.Block{
+					{Type: llm.BlockToolUse, ID: "call_r", Name: "read", Input: json.RawMessage(`{"path":"a"}`)},
+					{Type: llm.BlockToolUse, ID: "call_w", Name: "write", Text: `{"path": "a", "text": "hel`},
+				},
+				StopReason: llm.StopMaxTokens,
+			},
+			wantDeltas: []llm.Delta{{Kind: llm.DeltaToolUse, Index: 0, ID: "call_r", Name: "read"}, {Kind: llm.DeltaToolUse, Index: 1, ID: "call_w", Name: "write"}},
+		},
+		{
+			name: "length after text: the complete call keeps its input",
+			body: chunkEvent(`{"tool_calls":[{"index":0,"id":"call_r","function":{"name":"read","arguments":"{}"}}]}`, "") +
+				chunkEvent(`{"content":"and"}`, "length") + done,
+			want: &llm.Response{
+				ID: "chatcmpl-1", Model: "gpt-test-2024",
+				Content: []llm.Block{
+					{Type: llm.BlockToolUse, ID: "call_r", Name: "read", Input: json.RawMessage(`{}`)},
+					llm.Text("and"),
+				},
+				StopReason: llm.StopMaxTokens,
+			},
+			wantDeltas: []llm.Delta{{Kind: llm.DeltaToolUse, Index: 0, ID: "call_r", Name: "read"}, {Kind: llm.DeltaText, Index: 1, Text: "and"}},
 		},
 	}
 	for _, tt := range tests {

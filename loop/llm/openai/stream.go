@@ -80,13 +80,16 @@ type decoder struct {
 	thinking int           // index of the thinking block, -1 before it exists
 	tools    map[int]int   // tool call index -> block index
 	finish   string        // last finish_reason
+	// latest is the index of the block that received the latest delta:
+	// with finish_reason length it is the one the limit cut off.
+	latest int
 }
 
 func newDecoder(sink func(llm.Delta)) *decoder {
 	if sink == nil {
 		sink = func(llm.Delta) {}
 	}
-	return &decoder{sink: sink, text: -1, thinking: -1, tools: map[int]int{}}
+	return &decoder{sink: sink, text: -1, thinking: -1, tools: map[int]int{}, latest: -1}
 }
 
 // decodeStream reads chunks until "data: [DONE]". A body that ends after a
@@ -155,6 +158,7 @@ func (d *decoder) handle(data []byte) error {
 			if reasoning != nil && *reasoning != "" {
 				i := d.ensure(&d.thinking, llm.BlockThinking)
 				d.blocks[i].text = append(d.blocks[i].text, *reasoning...)
+				d.latest = i
 				d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: i, Text: *reasoning})
 			}
 		}
@@ -162,6 +166,7 @@ func (d *decoder) handle(data []byte) error {
 			if text != nil && *text != "" {
 				i := d.ensure(&d.text, llm.BlockText)
 				d.blocks[i].text = append(d.blocks[i].text, *text...)
+				d.latest = i
 				d.sink(llm.Delta{Kind: llm.DeltaText, Index: i, Text: *text})
 			}
 		}
@@ -185,6 +190,7 @@ func (d *decoder) handle(data []byte) error {
 				d.sink(llm.Delta{Kind: llm.DeltaToolUse, Index: i, ID: b.ID, Name: b.Name})
 			}
 			d.blocks[i].args = append(d.blocks[i].args, tc.Function.Arguments...)
+			d.latest = i
 		}
 		if choice.FinishReason != nil && *choice.FinishReason != "" && d.finish != "content_filter" {
 			d.finish = *choice.FinishReason
@@ -206,7 +212,7 @@ func (d *decoder) result() *llm.Response {
 	resp := d.resp
 	resp.Content = make([]llm.Block, 0, len(d.blocks))
 	hasTools := false
-	for _, b := range d.blocks {
+	for i, b := range d.blocks {
 		block := b.block
 		switch block.Type {
 		case llm.BlockText:
@@ -217,6 +223,11 @@ func (d *decoder) result() *llm.Response {
 		if block.Type == llm.BlockToolUse {
 			hasTools = true
 			block.Input, block.Text = jsonrepair.ToolInput(string(b.args))
+			if d.finish == "length" && i == d.latest {
+				// Cut off by the output limit while streaming: never
+				// runnable, whatever the arguments parse or repair to.
+				block.Input, block.Text = nil, string(b.args)
+			}
 		}
 		resp.Content = append(resp.Content, block)
 	}

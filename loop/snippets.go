@@ -1,0 +1,197 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/commands"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
+)
+
+// snippetTool is the tool a prompt command's shell snippet is governed
+// as: it runs `sh -c`, so hooks of both dialects and the permission rules
+// see it as Claude Code's Bash with {"command": ...}.
+const snippetTool = "Bash"
+
+// approveSnippets governs the shell snippets of one prompt command the way
+// a Bash call is governed, all of them before any runs: each passes the
+// PreToolUse seam (the hooks of both dialects and the built-in permission
+// rules; a hook may rewrite the command) and the permission mode, and the
+// ones still needing approval pass the PermissionRequest seam and are then
+// shown together, each in full, in one permission request. Any denial
+// runs none of them and names the command and the reason; anything that
+// cannot be answered denies (fail closed). It returns the commands to run.
+func (s *Session) approveSnippets(ctx context.Context, command, turnID string, cmds []string) ([]string, error) {
+	s.mu.Lock()
+	mode := s.mode
+	s.mu.Unlock()
+	run := slices.Clone(cmds)
+	var ask []int
+	askReason := map[int]string{} // why a hook wants the user asked
+	deny := func(i int, source, why string) error {
+		s.record(sessionlog.TypePermission, verdict{ToolCallID: snippetID(turnID, i), Source: source, Message: why})
+		return fmt.Errorf("%w: `%s` %s", commands.ErrShellDenied, run[i], why)
+	}
+	for i := range run {
+		id := snippetID(turnID, i)
+		pre := s.runHook(ctx, &hooks.Input{Event: hooks.PreToolUse, TurnID: turnID, ToolName: snippetTool, ToolUseID: id, ToolInput: bashInput(run[i])})
+		s.showSystemMessages(ctx, pre)
+		switch {
+		case pre.StopTurn:
+			return nil, deny(i, "hook", "was stopped by a PreToolUse hook: "+firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
+		case pre.Permission == hooks.Deny:
+			return nil, deny(i, "hook", "was denied by a PreToolUse hook: "+firstNonEmpty(pre.Reason, "no reason given"))
+		}
+		if pre.UpdatedInput != nil {
+			rewritten, ok := bashCommand(pre.UpdatedInput)
+			if !ok {
+				return nil, deny(i, "hook", "was rewritten by a PreToolUse hook into an input without a command")
+			}
+			run[i] = rewritten
+		}
+		switch {
+		case mode == ModePlan:
+			return nil, deny(i, "mode", "cannot run in plan mode, which is read-only")
+		case pre.Permission == hooks.Ask:
+			ask = append(ask, i)
+			askReason[i] = pre.Reason
+		case pre.Permission == hooks.Allow:
+			s.record(sessionlog.TypePermission, verdict{ToolCallID: id, Allowed: true, Source: "hook"})
+		case mode == ModeBypass:
+			s.record(sessionlog.TypePermission, verdict{ToolCallID: id, Allowed: true, Source: "mode"})
+		default:
+			ask = append(ask, i)
+		}
+	}
+
+	var askUser []int
+	for _, i := range ask {
+		id := snippetID(turnID, i)
+		pd := s.runHook(ctx, &hooks.Input{Event: hooks.PermissionRequest, TurnID: turnID, ToolName: snippetTool, ToolUseID: id, ToolInput: bashInput(run[i])})
+		switch pd.Permission {
+		case hooks.Deny:
+			return nil, deny(i, "permission-hook", "was denied by a PermissionRequest hook: "+firstNonEmpty(pd.Reason, "no reason given"))
+		case hooks.Allow:
+			if pd.UpdatedInput != nil {
+				rewritten, ok := bashCommand(pd.UpdatedInput)
+				if !ok {
+					return nil, deny(i, "permission-hook", "was rewritten by a PermissionRequest hook into an input without a command")
+				}
+				run[i] = rewritten
+			}
+			s.record(sessionlog.TypePermission, verdict{ToolCallID: id, Allowed: true, Source: "permission-hook"})
+		default:
+			askUser = append(askUser, i)
+		}
+	}
+	if len(askUser) == 0 {
+		return run, nil
+	}
+
+	shown := make([]string, len(askUser))
+	var reasons []string
+	for j, i := range askUser {
+		shown[j] = run[i]
+		if askReason[i] != "" {
+			reasons = append(reasons, fmt.Sprintf("A hook asks you to confirm `%s`: %s", run[i], askReason[i]))
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"commands": shown})
+	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
+		SessionID: s.id,
+		ToolCall: acp.ToolCallUpdate{
+			ToolCallID: turnID + "-command-shell",
+			Title:      fmt.Sprintf("/%s wants to run %d shell command(s) before its prompt is sent", command, len(shown)),
+			Kind:       acp.ToolKindExecute, Status: acp.ToolStatusPending, RawInput: raw,
+			Content: []acp.ToolCallContent{acp.ContentText(snippetListing(command, shown, reasons))},
+		},
+		Options: []acp.PermissionOption{
+			{OptionID: acp.PermAllowOnce, Name: "Run them", Kind: acp.PermAllowOnce},
+			{OptionID: acp.PermRejectOnce, Name: "Don't run", Kind: acp.PermRejectOnce},
+		},
+	})
+	why := ""
+	switch {
+	case err != nil && ctx.Err() != nil:
+		why = "the turn was cancelled before you answered"
+	case err != nil:
+		why = "the permission request failed (" + err.Error() + ")"
+	case resp.Outcome.Outcome != "selected":
+		why = "the permission request was cancelled"
+	case resp.Outcome.OptionID != acp.PermAllowOnce:
+		why = "you chose not to run them"
+	}
+	for _, i := range askUser {
+		v := verdict{ToolCallID: snippetID(turnID, i), Allowed: why == "", Source: "user", Message: why}
+		if resp != nil {
+			v.OptionID = resp.Outcome.OptionID
+		}
+		s.record(sessionlog.TypePermission, v)
+	}
+	if why != "" {
+		return nil, fmt.Errorf("%w: %s", commands.ErrShellDenied, why)
+	}
+	return run, nil
+}
+
+// snippetID names a snippet in hook inputs and the session log.
+func snippetID(turnID string, i int) string {
+	return fmt.Sprintf("%s-command-shell-%d", turnID, i+1)
+}
+
+// bashInput is the tool input a snippet is governed with. HTML escaping is
+// off so that hooks and the log see `>` and `&` as the model's Bash
+// inputs have them.
+func bashInput(command string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]string{"command": command})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// bashCommand reads the command of a Bash input a hook returned.
+func bashCommand(input json.RawMessage) (string, bool) {
+	var in struct {
+		Command *string `json:"command"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Command == nil || strings.TrimSpace(*in.Command) == "" {
+		return "", false
+	}
+	return *in.Command, true
+}
+
+// snippetListing is the permission request's content: every command in
+// full, each in a fence longer than any backtick run inside it, so a
+// command cannot close its fence early and hide a part of itself.
+func snippetListing(command string, cmds, reasons []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The command /%s runs these shell commands in the project directory; nothing runs unless you allow it:\n", command)
+	for _, c := range cmds {
+		fence := strings.Repeat("`", max(3, longestRun(c, '`')+1))
+		fmt.Fprintf(&b, "\n%ssh\n%s\n%s\n", fence, c, fence)
+	}
+	for _, r := range reasons {
+		b.WriteString("\n" + r + "\n")
+	}
+	return b.String()
+}
+
+func longestRun(s string, c byte) int {
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
+	}
+	return longest
+}
