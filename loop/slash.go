@@ -13,6 +13,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/confine"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/mcp"
@@ -102,8 +103,10 @@ func (s *Session) refreshCommands(ctx context.Context) {
 }
 
 // runCommand resolves and runs a slash command. Local commands return
-// their intent; prompt commands return SubmitPrompt with the expansion.
-func (s *Session) runCommand(ctx context.Context, name, args string) commands.Intent {
+// their intent. A prompt command is returned unexpanded, with a nil
+// intent: prompt() expands it only after UserPromptSubmit let the turn
+// start, because expanding may run its shell snippets.
+func (s *Session) runCommand(ctx context.Context, name, args string) (commands.Intent, *commands.Prompt) {
 	set, _ := s.commandSet()
 	c, ok := set.Lookup(name)
 	s.record(sessionlog.TypeCommand, map[string]any{"name": name, "args": args, "known": ok})
@@ -112,24 +115,20 @@ func (s *Session) runCommand(ctx context.Context, name, args string) commands.In
 		if sugg := set.Suggest(name); len(sugg) > 0 {
 			msg += " Did you mean " + joinSlash(sugg) + "?"
 		}
-		return commands.ShowError{Message: msg + " Type /help to see the commands."}
+		return commands.ShowError{Message: msg + " Type /help to see the commands."}, nil
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, s)
 	switch c := c.(type) {
 	case *commands.Local:
 		if !c.ReadOnly && s.busy() {
-			return commands.ShowError{Message: fmt.Sprintf("/%s changes the conversation, so it cannot run while a turn is in progress. Cancel the turn first, then run it again.", c.Name)}
+			return commands.ShowError{Message: fmt.Sprintf("/%s changes the conversation, so it cannot run while a turn is in progress. Cancel the turn first, then run it again.", c.Name)}, nil
 		}
-		return c.Run(ctx, &commands.Invocation{Name: name, Args: args, Cwd: s.cwd})
+		return c.Run(ctx, &commands.Invocation{Name: name, Args: args, Cwd: s.cwd}), nil
 	case *commands.Prompt:
 		if s.busy() {
-			return commands.ShowError{Message: fmt.Sprintf("/%s starts a model turn; wait for the current turn to end or cancel it.", c.Name)}
+			return commands.ShowError{Message: fmt.Sprintf("/%s starts a model turn; wait for the current turn to end or cancel it.", c.Name)}, nil
 		}
-		text, err := s.expander().Expand(ctx, c.Template, args)
-		if err != nil {
-			return commands.ShowError{Message: fmt.Sprintf("/%s: %v", c.Name, err)}
-		}
-		return commands.SubmitPrompt{Text: text, AllowedTools: c.AllowedTools, Model: c.Model}
+		return nil, c
 	}
 	panic(fmt.Sprintf("unknown command kind %T", c))
 }
@@ -142,28 +141,16 @@ func joinSlash(names []string) string {
 	return strings.Join(out, ", ")
 }
 
-// expander builds the template expander for this session: files confined
-// to the session's directories, every !{cmd} confirmed in one permission
-// request (denied when it cannot be confirmed), 10 s per command.
-func (s *Session) expander() *commands.Expander {
+// expander builds the template expander for one prompt command of a
+// turn: files confined to the session's directories, every shell snippet
+// governed like a Bash call (approveSnippets), 10 s per command.
+func (s *Session) expander(command, turnID string) *commands.Expander {
 	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
 	return &commands.Expander{
 		Resolve: env.Resolve,
-		Confirm: func(ctx context.Context, cmds []string) (bool, error) {
-			raw, _ := json.Marshal(map[string]any{"commands": cmds})
-			resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
-				SessionID: s.id,
-				ToolCall: acp.ToolCallUpdate{ToolCallID: fmt.Sprintf("command-shell-%d", time.Now().UnixNano()), Title: "Run the command's shell commands: " + strings.Join(cmds, "; "),
-					Kind: acp.ToolKindExecute, Status: acp.ToolStatusPending, RawInput: raw},
-				Options: []acp.PermissionOption{
-					{OptionID: acp.PermAllowOnce, Name: "Run them", Kind: acp.PermAllowOnce},
-					{OptionID: acp.PermRejectOnce, Name: "Don't run", Kind: acp.PermRejectOnce},
-				},
-			})
-			if err != nil {
-				return false, err
-			}
-			return resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == acp.PermAllowOnce, nil
+		Roots:   s.roots,
+		Approve: func(ctx context.Context, cmds []string) ([]string, error) {
+			return s.approveSnippets(ctx, command, turnID, cmds)
 		},
 		Shell: func(ctx context.Context, command string) (string, error) {
 			res := proc.Run(ctx, proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000})
@@ -476,7 +463,11 @@ func cmdExport(ctx context.Context, s *Session, args string) commands.Intent {
 	} else {
 		data = []byte(markdownTranscript(history))
 	}
-	if err := os.WriteFile(abs, data, 0o644); err != nil {
+	// Written through the session's directories: a link swapped in after
+	// Resolve cannot lead outside.
+	dirs := confine.New(s.roots...)
+	defer dirs.Close()
+	if err := dirs.WriteFile(abs, data, 0o644); err != nil {
 		return commands.ShowError{Message: "/export: " + err.Error()}
 	}
 	return commands.ShowText{Text: fmt.Sprintf("Exported %d messages to %s.", len(history), abs)}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"github.com/cordis-agent/cordis/internal/confine"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -49,17 +49,21 @@ type fileState struct {
 	ok      bool
 }
 
-func readState(path string) fileState {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+// readState reads the file a tool call names, as it is now. It is read
+// through the session's directory (the call is not checked yet): a path
+// or link leading outside it, or a FIFO, is not read, and the patch falls
+// back to the call's own text.
+func readState(cwd, path string) fileState {
+	if cwd == "" {
+		return fileState{}
+	}
+	dirs := confine.New(cwd)
+	defer dirs.Close()
+	data, err := dirs.ReadFile(path, maxPatchFile)
+	if errors.Is(err, fs.ErrNotExist) {
 		return fileState{ok: true}
 	}
 	if err != nil {
-		return fileState{}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPatchFile+1))
-	if err != nil || len(data) > maxPatchFile {
 		return fileState{}
 	}
 	return fileState{content: string(data), exists: true, ok: true}
@@ -138,7 +142,7 @@ func viewTool(in *hooks.Input, before *fileState) *toolView {
 func buildToolPatch(in *hooks.Input, e editInput, tv *toolView, before *fileState) string {
 	after := in.Event == hooks.PostToolUse
 	if !after {
-		tv.before = readState(tv.file)
+		tv.before = readState(in.Cwd, tv.file)
 		old := tv.before
 		if !old.ok {
 			return fallbackPatch(tv.rel, in.ToolName, e)
@@ -154,7 +158,7 @@ func buildToolPatch(in *hooks.Input, e editInput, tv *toolView, before *fileStat
 		}
 		return updateFilePatch(tv.rel, old.content, applyEdit(old.content, e.OldString, e.NewString, e.ReplaceAll))
 	}
-	now := readState(tv.file)
+	now := readState(in.Cwd, tv.file)
 	if !now.ok || !now.exists {
 		return fallbackPatch(tv.rel, in.ToolName, e)
 	}

@@ -200,7 +200,7 @@ func TestExpandOrderAndForms(t *testing.T) {
 	write(t, filepath.Join(root, "notes.txt"), "NOTES")
 	var confirmed [][]string
 	e := &Expander{
-		Resolve: confined(root),
+		Resolve: confined(root), Roots: []string{root},
 		Approve: func(_ context.Context, cmds []string) ([]string, error) {
 			confirmed = append(confirmed, cmds)
 			return cmds, nil
@@ -246,7 +246,7 @@ func TestExpandShellFailsClosed(t *testing.T) {
 func TestExpandFileConfinementAndCap(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "big.txt"), strings.Repeat("a", 300))
-	e := &Expander{Resolve: confined(root), MaxFileBytes: 100}
+	e := &Expander{Resolve: confined(root), Roots: []string{root}, MaxFileBytes: 100}
 	got, err := e.Expand(context.Background(), "@{big.txt}", "")
 	if err != nil || !strings.HasPrefix(got, strings.Repeat("a", 100)+"\n[cordis: big.txt truncated at 100 bytes]") {
 		t.Fatalf("got %q, %v", got, err)
@@ -292,7 +292,7 @@ func TestExpandNeverRescansSubstitutedText(t *testing.T) {
 	var asked [][]string
 	var ran []string
 	e := &Expander{
-		Resolve: confined(root),
+		Resolve: confined(root), Roots: []string{root},
 		Approve: func(_ context.Context, cmds []string) ([]string, error) {
 			asked = append(asked, cmds)
 			return cmds, nil
@@ -328,7 +328,7 @@ func TestExpandArgumentsInSnippetsAreQuoted(t *testing.T) {
 	write(t, filepath.Join(root, "main.go"), "package main")
 	var asked []string
 	e := &Expander{
-		Resolve: confined(root),
+		Resolve: confined(root), Roots: []string{root},
 		Approve: func(_ context.Context, cmds []string) ([]string, error) {
 			asked = cmds
 			return cmds, nil

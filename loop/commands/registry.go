@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cordis-agent/cordis/internal/confine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -137,7 +139,7 @@ func (r *Registry) build(cwd string, dirs []sourceDir) *Set {
 	var layers [][]Command
 	layers = append(layers, r.builtins)
 	for i := len(dirs) - 1; i >= 0; i-- {
-		cmds, errs := loadDir(dirs[i])
+		cmds, errs := loadDir(dirs[i], cwd)
 		layers = append(layers, cmds)
 		s.Errors = append(s.Errors, errs...)
 	}
@@ -273,8 +275,12 @@ type frontmatter struct {
 
 // loadDir loads every *.md below d.path; subdirectories namespace the
 // name with ':' (git/commit.md is /git:commit). A bad file is a LoadError;
-// the others still load.
-func loadDir(d sourceDir) ([]Command, []LoadError) {
+// the others still load. The user's own directories are trusted; the
+// project's are read through loadProjectDir.
+func loadDir(d sourceDir, cwd string) ([]Command, []LoadError) {
+	if d.source == SourceProject {
+		return loadProjectDir(d, cwd)
+	}
 	var cmds []Command
 	var errs []LoadError
 	filepath.WalkDir(d.path, func(p string, e fs.DirEntry, err error) error {
@@ -289,7 +295,7 @@ func loadDir(d sourceDir) ([]Command, []LoadError) {
 		}
 		rel, _ := filepath.Rel(d.path, p)
 		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":")
-		c, lerr := loadFile(p, name, d.source)
+		c, lerr := loadFile(p, name, d.source, func() ([]byte, error) { return readCapped(p) })
 		if lerr != nil {
 			errs = append(errs, LoadError{p, lerr.Error()})
 			return nil
@@ -300,16 +306,89 @@ func loadDir(d sourceDir) ([]Command, []LoadError) {
 	return cmds, errs
 }
 
-func loadFile(path, name string, source Source) (*Prompt, error) {
+// loadProjectDir is loadDir for a command directory of the project, which
+// is untrusted: every directory and file is opened through cwd
+// (internal/confine), so neither a link out of the project (a command
+// file linked to ~/.ssh/id_ed25519, a .claude linked to another tree) nor
+// a directory swapped for one while it is read is followed, and FIFOs are
+// refused rather than waited on. A link out is a LoadError that says where
+// it leads (shown by /doctor); links inside the project are followed.
+func loadProjectDir(d sourceDir, cwd string) ([]Command, []LoadError) {
+	dirs := confine.New(cwd)
+	defer dirs.Close()
+	var cmds []Command
+	var errs []LoadError
+	refuse := func(p string, err error) {
+		var outside *confine.OutsideError
+		if errors.As(err, &outside) {
+			errs = append(errs, LoadError{p, fmt.Sprintf("it leads to %s, outside the project (%s), so it was not read", outside.Real, cwd)})
+			return
+		}
+		errs = append(errs, LoadError{p, err.Error()})
+	}
+	var walk func(at confine.Path, abs, namePrefix string)
+	walk = func(at confine.Path, abs, namePrefix string) {
+		entries, err := at.ReadDir()
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				refuse(abs, err)
+			}
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(abs, e.Name())
+			if e.IsDir() {
+				walk(at.Join(e.Name()), p, namePrefix+e.Name()+":")
+				continue
+			}
+			if !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			file := at.Join(e.Name())
+			if e.Type()&fs.ModeSymlink != 0 {
+				// Followed only to a file inside the project.
+				if file, err = dirs.Locate(p); err != nil {
+					refuse(p, err)
+					continue
+				}
+			}
+			name := namePrefix + strings.TrimSuffix(e.Name(), ".md")
+			c, err := loadFile(p, name, d.source, func() ([]byte, error) { return file.ReadFile(maxCommandFile) })
+			if err != nil {
+				refuse(p, err)
+				continue
+			}
+			cmds = append(cmds, c)
+		}
+	}
+	at, err := dirs.Locate(d.path)
+	if err != nil {
+		refuse(d.path, err)
+		return nil, errs
+	}
+	walk(at, d.path, "")
+	return cmds, errs
+}
+
+// readCapped reads a command file of the user's, refusing one larger
+// than maxCommandFile.
+func readCapped(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err == nil && len(data) > maxCommandFile {
+		return nil, fmt.Errorf("file is %d bytes; command files are capped at %d", len(data), maxCommandFile)
+	}
+	return data, err
+}
+
+// loadFile makes the prompt command name from the file at path. read
+// returns the file's content; it is called only when the name is valid.
+func loadFile(path, name string, source Source, read func() ([]byte, error)) (*Prompt, error) {
 	if !validName(name) {
 		return nil, fmt.Errorf("command name %q may only use letters, digits, ':', '_' and '-'", name)
 	}
-	data, err := os.ReadFile(path)
+	data, err := read()
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > maxCommandFile {
-		return nil, fmt.Errorf("file is %d bytes; command files are capped at %d", len(data), maxCommandFile)
 	}
 	body := string(data)
 	var fm frontmatter

@@ -8,38 +8,57 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
-// Expander expands prompt-command templates. Substitution order is
-// arguments ($ARGUMENTS, $1..$9), then files (@{path}, and Claude Code's
-// @path), then shell (!{cmd}, and Claude Code's !`cmd`).
+// Expander expands prompt-command templates. Everything it substitutes is
+// found in the template's own text, in one pass: $ARGUMENTS and $1..$9,
+// file references (@{path}, and Claude Code's @path) and shell snippets
+// (!{cmd}, and Claude Code's !`cmd`). Text that an argument, a file or a
+// command's output brings in is inserted as it is and never scanned
+// again, so neither an argument nor a repository file can add a file
+// reference or a shell command. An argument's own @{path} is not followed
+// either: arguments are the user's words, sent as typed (an editor attaches
+// files as resources). A reference in the template may take its path from
+// an argument (@{$1}: the file the user names, confined like any other).
+// Inside a snippet an argument is substituted shell-quoted, as one word of
+// data, so it can never become shell syntax.
 type Expander struct {
 	// Resolve confines a path to the session's directories and returns
 	// its absolute form.
 	Resolve func(path string) (string, error)
-	// Confirm asks the user to approve every shell command of one
-	// expansion at once. nil, false or an error denies (fail closed).
-	Confirm func(ctx context.Context, commands []string) (bool, error)
+	// Roots are the session's directories. A file Resolve accepted is
+	// opened through them (internal/confine), so a symlink swapped in
+	// after the check cannot lead outside. Empty, no file is read (fail
+	// closed).
+	Roots []string
+	// Approve governs every shell command of one expansion before any of
+	// them runs. It returns the commands to run, in order (a hook may have
+	// rewritten one), or an error when any of them may not run. nil denies
+	// (fail closed).
+	Approve func(ctx context.Context, commands []string) ([]string, error)
 	// Shell runs one approved command and returns its (capped) output.
 	Shell func(ctx context.Context, command string) (string, error)
 	// MaxFileBytes caps an included file (default 100 KiB).
 	MaxFileBytes int
 }
 
-// ErrShellDenied is returned when the user did not approve the template's
-// shell commands.
+// ErrShellDenied is returned when the template's shell commands may not
+// run; errors from Approve wrap it.
 var ErrShellDenied = errors.New("the command's shell commands were not approved, so it did not run")
 
 var (
-	positional  = lazyRegexp(`\$([1-9])`)
-	fileBraced  = lazyRegexp(`@\{([^}\n]+)\}`)
-	fileClaude  = lazyRegexp(`(^|[\s(])@([A-Za-z0-9_./~-][^\s)]*)`)
-	shellBraced = lazyRegexp(`!\{([^}\n]+)\}`)
-	shellClaude = lazyRegexp("!`([^`\n]+)`")
+	positional = lazyRegexp(`\$([1-9])`)
+	argument   = lazyRegexp(`\$ARGUMENTS|\$([1-9])`)
+	// templatePart finds, leftmost first, what a template expands: a shell
+	// snippet (groups 1, 2), a file reference (3; Claude's form 5, only at
+	// the start or after a space or "(", captured in 4, so an e-mail
+	// address stays text), $ARGUMENTS, or $N (6).
+	templatePart = lazyRegexp("!\\{([^}\\n]+)\\}|!`([^`\\n]+)`|@\\{([^}\\n]+)\\}|(^|[\\s(])@([A-Za-z0-9_./~-][^\\s)]*)|\\$ARGUMENTS|\\$([1-9])")
 )
 
 // lazyRegexp compiles expr on first use: compiling at package
@@ -49,80 +68,151 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// Expand returns the template with args and the referenced files and
-// command outputs substituted.
-func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error) {
-	out := expandArgs(tmpl, args)
+type partKind int
 
-	var fileErr error
-	include := func(path string) string {
-		text, err := e.readFile(path)
-		if err != nil && fileErr == nil {
-			fileErr = err
-		}
-		return text
-	}
-	out = fileBraced().ReplaceAllStringFunc(out, func(m string) string {
-		return include(fileBraced().FindStringSubmatch(m)[1])
-	})
-	out = fileClaude().ReplaceAllStringFunc(out, func(m string) string {
-		sm := fileClaude().FindStringSubmatch(m)
-		return sm[1] + include(sm[2])
-	})
-	if fileErr != nil {
-		return "", fileErr
-	}
+const (
+	partText partKind = iota
+	partArguments
+	partPositional
+	partFile
+	partShell
+)
 
-	var cmds []string
-	for _, re := range []*regexp.Regexp{shellBraced(), shellClaude()} {
-		for _, m := range re.FindAllStringSubmatch(out, -1) {
-			cmds = append(cmds, strings.TrimSpace(m[1]))
-		}
-	}
-	if len(cmds) == 0 {
-		return out, nil
-	}
-	if e.Confirm == nil || e.Shell == nil {
-		return "", ErrShellDenied
-	}
-	ok, err := e.Confirm(ctx, cmds)
-	if err != nil || !ok {
-		return "", ErrShellDenied
-	}
-	var shellErr error
-	run := func(cmd string) string {
-		res, err := e.Shell(ctx, strings.TrimSpace(cmd))
-		if err != nil && shellErr == nil {
-			shellErr = fmt.Errorf("!{%s}: %v", cmd, err)
-		}
-		return res
-	}
-	out = shellBraced().ReplaceAllStringFunc(out, func(m string) string { return run(shellBraced().FindStringSubmatch(m)[1]) })
-	out = shellClaude().ReplaceAllStringFunc(out, func(m string) string { return run(shellClaude().FindStringSubmatch(m)[1]) })
-	if shellErr != nil {
-		return "", shellErr
-	}
-	return out, nil
+// part is one piece of a parsed template. text is the literal text, the
+// path of a file reference or the command of a snippet; n is the number
+// of a positional argument.
+type part struct {
+	kind partKind
+	text string
+	n    int
 }
 
-// expandArgs substitutes $ARGUMENTS and $1..$9 (whitespace-separated,
-// "quoted" words kept together). A template without any placeholder gets
-// the arguments appended, so `/review focus on errors` is never lost.
-func expandArgs(tmpl, args string) string {
-	words := splitArgs(args)
-	used := strings.Contains(tmpl, "$ARGUMENTS") || positional().MatchString(tmpl)
-	out := strings.ReplaceAll(tmpl, "$ARGUMENTS", args)
-	out = positional().ReplaceAllStringFunc(out, func(m string) string {
-		i, _ := strconv.Atoi(m[1:])
-		if i <= len(words) {
-			return words[i-1]
+// parseTemplate splits a template into literal text and the places that
+// expand. Only the template is parsed: substituted text never is.
+func parseTemplate(tmpl string) []part {
+	var parts []part
+	addText := func(s string) {
+		if s != "" {
+			parts = append(parts, part{kind: partText, text: s})
 		}
-		return ""
-	})
-	if !used && strings.TrimSpace(args) != "" {
-		out = strings.TrimRight(out, "\n") + "\n\n" + args
 	}
-	return out
+	last := 0
+	for _, m := range templatePart().FindAllStringSubmatchIndex(tmpl, -1) {
+		addText(tmpl[last:m[0]])
+		last = m[1]
+		group := func(i int) string { return tmpl[m[2*i]:m[2*i+1]] }
+		switch {
+		case m[2] >= 0:
+			parts = append(parts, part{kind: partShell, text: group(1)})
+		case m[4] >= 0:
+			parts = append(parts, part{kind: partShell, text: group(2)})
+		case m[6] >= 0:
+			parts = append(parts, part{kind: partFile, text: group(3)})
+		case m[10] >= 0:
+			addText(group(4))
+			parts = append(parts, part{kind: partFile, text: group(5)})
+		case m[12] >= 0:
+			parts = append(parts, part{kind: partPositional, n: int(tmpl[m[12]] - '0')})
+		default:
+			parts = append(parts, part{kind: partArguments})
+		}
+	}
+	addText(tmpl[last:])
+	return parts
+}
+
+// Expand returns the template with args and the referenced files and
+// command outputs substituted. Files are read first (reading has no side
+// effect, so a missing file fails the command before anyone is asked
+// about its shell commands); then all shell commands are approved at
+// once; then they run.
+func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error) {
+	words := splitArgs(args)
+	parts := parseTemplate(tmpl)
+	out := make([]string, len(parts))
+	var cmds []string
+	var cmdAt []int
+	for i, p := range parts {
+		switch p.kind {
+		case partText:
+			out[i] = p.text
+		case partArguments, partPositional:
+			out[i] = argumentValue(p, args, words)
+		case partFile:
+			text, err := e.readFile(substituteArguments(p.text, args, words, nil))
+			if err != nil {
+				return "", err
+			}
+			out[i] = text
+		case partShell:
+			cmds = append(cmds, strings.TrimSpace(substituteArguments(p.text, args, words, shellQuote)))
+			cmdAt = append(cmdAt, i)
+		}
+	}
+	if len(cmds) > 0 {
+		if e.Approve == nil || e.Shell == nil {
+			return "", ErrShellDenied
+		}
+		approved, err := e.Approve(ctx, cmds)
+		switch {
+		case err != nil && errors.Is(err, ErrShellDenied):
+			return "", err
+		case err != nil:
+			return "", fmt.Errorf("%w: %v", ErrShellDenied, err)
+		case len(approved) != len(cmds):
+			return "", ErrShellDenied
+		}
+		for j, cmd := range approved {
+			res, err := e.Shell(ctx, strings.TrimSpace(cmd))
+			if err != nil {
+				return "", fmt.Errorf("!{%s}: %v", cmd, err)
+			}
+			out[cmdAt[j]] = res
+		}
+	}
+	expanded := strings.Join(out, "")
+	// A template without any placeholder gets the arguments appended, so
+	// `/review focus on errors` is never lost.
+	used := strings.Contains(tmpl, "$ARGUMENTS") || positional().MatchString(tmpl)
+	if !used && strings.TrimSpace(args) != "" {
+		expanded = strings.TrimRight(expanded, "\n") + "\n\n" + args
+	}
+	return expanded, nil
+}
+
+// argumentValue is $ARGUMENTS (the arguments as typed) or $N (the Nth
+// whitespace-separated word, "quoted" words kept together; "" past the
+// last).
+func argumentValue(p part, args string, words []string) string {
+	if p.kind == partArguments {
+		return args
+	}
+	if p.n <= len(words) {
+		return words[p.n-1]
+	}
+	return ""
+}
+
+// substituteArguments replaces $ARGUMENTS and $N in s in one pass (a
+// substituted value is not scanned again), each value passed through
+// quote when it is not nil.
+func substituteArguments(s, args string, words []string, quote func(string) string) string {
+	return argument().ReplaceAllStringFunc(s, func(m string) string {
+		p := part{kind: partArguments}
+		if m != "$ARGUMENTS" {
+			p = part{kind: partPositional, n: int(m[1] - '0')}
+		}
+		v := argumentValue(p, args, words)
+		if quote != nil {
+			v = quote(v)
+		}
+		return v
+	})
+}
+
+// shellQuote makes s one single-quoted sh word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func splitArgs(s string) []string {
@@ -157,7 +247,7 @@ func (e *Expander) readFile(path string) (string, error) {
 			path = filepath.Join(home, path[2:])
 		}
 	}
-	if e.Resolve == nil {
+	if e.Resolve == nil || len(e.Roots) == 0 {
 		return "", fmt.Errorf("@%s: file references are not available here", path)
 	}
 	abs, err := e.Resolve(path)
@@ -168,7 +258,15 @@ func (e *Expander) readFile(path string) (string, error) {
 	if limit <= 0 {
 		limit = 100 << 10
 	}
-	f, err := os.Open(abs)
+	// Opened through the roots, and only if it is a regular file: a FIFO
+	// is refused, not waited on.
+	dirs := confine.New(e.Roots...)
+	defer dirs.Close()
+	at, err := dirs.Locate(abs)
+	if err != nil {
+		return "", fmt.Errorf("@%s: %v", path, err)
+	}
+	f, err := at.Open()
 	if err != nil {
 		return "", fmt.Errorf("@%s: %v", path, err)
 	}

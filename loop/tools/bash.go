@@ -63,16 +63,57 @@ func (bashTool) Schema() json.RawMessage { return bashSpec.schema() }
 func (bashTool) Kind() Kind              { return KindExecute }
 func (bashTool) ReadOnly() bool          { return false }
 
+// Describe titles the call with the command itself, not the model's
+// description of it: the user approves what runs. The title is shortened
+// only with a visible marker, and the whole command is the Detail, as a
+// fenced block (followed by the model's description, if any), because
+// editors hide an execute call's raw input.
 func (bashTool) Describe(env *Env, input json.RawMessage) Description {
 	var in BashInput
 	describeInput(input, &in)
-	switch {
-	case strings.TrimSpace(in.Description) != "":
-		return Description{Title: shorten(in.Description, 100)}
-	case strings.TrimSpace(in.Command) != "":
-		return Description{Title: shorten(in.Command, 100)}
+	command := strings.TrimSpace(in.Command)
+	if command == "" {
+		return Description{Title: "Bash"}
 	}
-	return Description{Title: "Bash"}
+	detail := fenced(command, "sh")
+	if d := strings.TrimSpace(in.Description); d != "" {
+		detail += "\n\n" + d
+	}
+	return Description{Title: commandTitle(command, bashTitleChars), Detail: detail}
+}
+
+// bashTitleChars is how much of a command's first line a title shows.
+const bashTitleChars = 120
+
+// commandTitle is the command's first line, cut to n characters with "…"
+// when longer, and " …(+N lines)" when more lines follow, so a title
+// never looks like the whole command when it is not.
+func commandTitle(command string, n int) string {
+	lines := strings.Split(strings.TrimSpace(command), "\n")
+	title := strings.TrimRight(lines[0], "\r \t")
+	if r := []rune(title); len(r) > n {
+		title = strings.TrimRight(string(r[:n-1]), " ") + "…"
+	}
+	if more := len(lines) - 1; more > 0 {
+		title += " …(+" + plural(more, "line", "lines") + ")"
+	}
+	return title
+}
+
+// fenced is text as a Markdown code block of lang, with a fence longer
+// than any run of backticks inside it.
+func fenced(text, lang string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + lang + "\n" + text + "\n" + fence
 }
 
 func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result {

@@ -76,21 +76,29 @@ func TestBashTimeout(t *testing.T) {
 	}
 }
 
+// The title is the command itself, shortened only with a visible marker,
+// and the whole command is in Detail: approving `echo ok` must not run a
+// second line, nor a 100-character prefix hide the tail of a command.
 func TestBashDescribe(t *testing.T) {
 	env := newEnv(t)
 	tool, _ := ByName(Builtin(), "Bash")
+	hiddenTail := strings.Repeat("a", 130) + "; touch hidden-tail.txt"
 	for _, tt := range []struct {
 		input any
-		want  string
+		want  Description
 	}{
-		{map[string]any{"command": "go test ./...", "description": "Run the tests"}, "Run the tests"},
-		{map[string]any{"command": "go test ./..."}, "go test ./..."},
-		{map[string]any{"command": "cd x\nmake all"}, "cd x…"},
-		{map[string]any{"command": strings.Repeat("a", 150)}, strings.Repeat("a", 99) + "…"},
-		{map[string]any{}, "Bash"},
+		{map[string]any{"command": "go test ./...", "description": "Run the tests"},
+			Description{Title: "go test ./...", Detail: "```sh\ngo test ./...\n```\n\nRun the tests"}},
+		{map[string]any{"command": "go test ./..."}, Description{Title: "go test ./...", Detail: "```sh\ngo test ./...\n```"}},
+		{map[string]any{"command": "echo ok\ntouch second-line.txt", "description": "Say ok"},
+			Description{Title: "echo ok …(+1 line)", Detail: "```sh\necho ok\ntouch second-line.txt\n```\n\nSay ok"}},
+		{map[string]any{"command": "cd x\nmake all\nmake install"}, Description{Title: "cd x …(+2 lines)", Detail: "```sh\ncd x\nmake all\nmake install\n```"}},
+		{map[string]any{"command": hiddenTail}, Description{Title: strings.Repeat("a", 119) + "…", Detail: "```sh\n" + hiddenTail + "\n```"}},
+		{map[string]any{"command": "echo '```'"}, Description{Title: "echo '```'", Detail: "````sh\necho '```'\n````"}},
+		{map[string]any{}, Description{Title: "Bash"}},
 	} {
 		d := tool.Describe(env, raw(t, tt.input))
-		if diff := cmp.Diff(Description{Title: tt.want}, d); diff != "" {
+		if diff := cmp.Diff(tt.want, d); diff != "" {
 			t.Errorf("%v (-want +got):\n%s", tt.input, diff)
 		}
 	}

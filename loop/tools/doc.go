@@ -11,10 +11,14 @@
 //
 // Every tool decodes its input strictly (unknown fields and wrong types are
 // error results that name the problem) and confines file paths to the
-// session's directories with Env.Resolve. File contents go through Env.FS
-// (the editor's buffers) when it is set, and commands through Env.Terminals
-// (the editor's terminals) when it is set; otherwise the local disk and
-// local processes are used. Grep and Glob walk the local disk either way.
+// session's directories with Env.Resolve. Every file of the local disk is
+// then opened through those directories (internal/confine), so a symlink
+// swapped in after the check cannot lead outside, and only regular files
+// are read or written (a FIFO is refused, never waited on). File contents
+// go through Env.FS (the editor's buffers, which the editor opens) when it
+// is set, and commands through Env.Terminals (the editor's terminals) when
+// it is set; otherwise the local disk and local processes are used. Grep
+// and Glob walk the local disk either way.
 // Input schemas are generated from the input structs with
 // github.com/invopop/jsonschema when the package is initialised.
 //

@@ -65,38 +65,23 @@ func (t editTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if err != nil {
 		return Errorf("Edit: %v", err)
 	}
-	if err := checkNotDir(path, ""); err != nil {
+	dirs := env.confined()
+	defer dirs.Close()
+	if err := checkRegular(dirs, path); err != nil {
 		return Errorf("Edit: %v", err)
 	}
-	content, err := readText(ctx, env, path)
+	content, err := readText(ctx, env, dirs, path)
 	if err != nil {
 		if errors.Is(err, errNotExist) {
 			return Errorf("Edit: file %s does not exist (use Write to create it)", path)
 		}
 		return Errorf("Edit: cannot read %s: %v", path, err)
 	}
-	oldS, newS := in.OldString, in.NewString
-	n := strings.Count(content, oldS)
-	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
-		// The file has CRLF line endings and the model wrote LF.
-		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
-		newS = strings.ReplaceAll(strings.ReplaceAll(newS, "\r\n", "\n"), "\n", "\r\n")
-		n = strings.Count(content, oldS)
+	updated, n, line, err := applyEdit(content, in, path)
+	if err != nil {
+		return Errorf("%v", err)
 	}
-	switch {
-	case n == 0:
-		return Errorf("Edit: old_string was not found in %s. Read the file again and copy the text exactly, including whitespace and indentation.", path)
-	case n > 1 && !in.ReplaceAll:
-		return Errorf("Edit: old_string occurs %d times in %s. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.", n, path)
-	}
-	first := strings.Index(content, oldS)
-	line := 1 + strings.Count(content[:first], "\n")
-	count := 1
-	if in.ReplaceAll {
-		count = -1
-	}
-	updated := strings.Replace(content, oldS, newS, count)
-	if err := writeText(ctx, env, path, updated); err != nil {
+	if err := writeText(ctx, env, dirs, path, updated); err != nil {
 		return Errorf("Edit: cannot write %s: %v", path, err)
 	}
 	text := fmt.Sprintf("Edited %s: replaced 1 occurrence at line %d.", path, line)
@@ -109,4 +94,32 @@ func (t editTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		Diffs:     []Diff{{Path: path, OldText: &old, NewText: updated}},
 		Locations: []Location{{Path: path, Line: line}},
 	}
+}
+
+// applyEdit replaces in.OldString with in.NewString in content (the file
+// at path), once or, with ReplaceAll, everywhere. It returns the new
+// content, the number of occurrences and the line of the first. Run and
+// Preview share it, so the diff the user approves is the edit that runs.
+func applyEdit(content string, in EditInput, path string) (updated string, n, line int, err error) {
+	oldS, newS := in.OldString, in.NewString
+	n = strings.Count(content, oldS)
+	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
+		// The file has CRLF line endings and the model wrote LF.
+		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
+		newS = strings.ReplaceAll(strings.ReplaceAll(newS, "\r\n", "\n"), "\n", "\r\n")
+		n = strings.Count(content, oldS)
+	}
+	switch {
+	case n == 0:
+		return "", 0, 0, fmt.Errorf("Edit: old_string was not found in %s. Read the file again and copy the text exactly, including whitespace and indentation.", path)
+	case n > 1 && !in.ReplaceAll:
+		return "", 0, 0, fmt.Errorf("Edit: old_string occurs %d times in %s. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.", n, path)
+	}
+	first := strings.Index(content, oldS)
+	line = 1 + strings.Count(content[:first], "\n")
+	count := 1
+	if in.ReplaceAll {
+		count = -1
+	}
+	return strings.Replace(content, oldS, newS, count), n, line, nil
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // errNotExist marks a file that does not exist, whichever FileSystem was
@@ -16,21 +17,27 @@ import (
 var errNotExist = errors.New("file does not exist")
 
 // readText reads a whole text file through env.FS, or the local disk when
-// it is nil. A missing file gives an error wrapping errNotExist. The editor's
-// error for a missing file has no standard shape, so existence is checked on
-// the local disk, which the editor shares with the agent.
-func readText(ctx context.Context, env *Env, path string) (string, error) {
+// it is nil: then through dirs, which confines the open to the session's
+// directories, refuses anything but a regular file and caps the size at
+// readMaxFileBytes. A missing file gives an error wrapping errNotExist.
+// The editor's error for a missing file has no standard shape, so
+// existence is checked on the local disk, which the editor shares with
+// the agent.
+func readText(ctx context.Context, env *Env, dirs *confine.Dirs, path string) (string, error) {
 	if env.FS != nil {
+		// The editor opens the file, so confinement at open time is the
+		// editor's then; cordis has checked the path (Resolve) and that it
+		// is a regular file (checkRegular).
 		s, err := env.FS.ReadTextFile(ctx, path)
 		if err != nil {
-			if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+			if _, serr := dirs.Stat(path); errors.Is(serr, fs.ErrNotExist) {
 				return "", fmt.Errorf("%s: %w", path, errNotExist)
 			}
 			return "", err
 		}
 		return s, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := dirs.ReadFile(path, readMaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s: %w", path, errNotExist)
@@ -41,24 +48,34 @@ func readText(ctx context.Context, env *Env, path string) (string, error) {
 }
 
 // writeText writes a whole text file through env.FS, or the local disk when
-// it is nil, creating missing parent directories first. A file written
-// locally keeps its permissions; a new one gets 0644.
-func writeText(ctx context.Context, env *Env, path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// it is nil, creating missing parent directories first (on the local disk,
+// through dirs, either way). A file written locally keeps its permissions;
+// a new one gets 0644.
+func writeText(ctx context.Context, env *Env, dirs *confine.Dirs, path, content string) error {
+	if err := dirs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
 	if env.FS != nil {
+		// The editor opens the file: confinement at open time is the
+		// editor's then.
 		return env.FS.WriteTextFile(ctx, path, content)
 	}
-	return os.WriteFile(path, []byte(content), 0o644)
+	return dirs.WriteFile(path, []byte(content), 0o644)
 }
 
-// checkNotDir returns an error for a path that is a directory.
-func checkNotDir(path, hint string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a directory, not a file%s", path, hint)
+// checkRegular returns an error for a path that exists and is not a
+// regular file: a directory, or a FIFO, socket or device, which a tool
+// must not open (reading a FIFO nobody writes to would wait forever). A
+// path that cannot be examined is left to the open that follows.
+func checkRegular(dirs *confine.Dirs, path string) error {
+	fi, err := dirs.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory, not a file", path)
 	}
-	return nil
+	return confine.CheckRegular(path, fi)
 }
 
 // isBinary reports whether data looks like a binary file: a NUL byte in its
@@ -86,7 +103,7 @@ func displayPath(env *Env, path string) string {
 		if abs == cwd {
 			return "."
 		}
-		if within(cwd, abs) {
+		if confine.Within(cwd, abs) {
 			if rel, err := filepath.Rel(cwd, abs); err == nil {
 				return filepath.ToSlash(rel)
 			}

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // GlobInput is the Glob tool's input (Claude Code's shape).
@@ -95,7 +96,13 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if err != nil {
 		return Errorf("Glob: %v", err)
 	}
-	fi, err := os.Stat(dir)
+	dirs := env.confined()
+	defer dirs.Close()
+	at, err := dirs.Locate(dir)
+	if err != nil {
+		return Errorf("Glob: %v", err)
+	}
+	fi, err := at.Stat()
 	if err != nil {
 		return Errorf("Glob: directory %s does not exist", dir)
 	}
@@ -112,7 +119,7 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	w := walker{
 		ctx:     ctx,
 		descend: g.mayMatchBelow,
-		visit: func(abs, rel string, d fs.DirEntry) error {
+		visit: func(abs, rel string, d fs.DirEntry, _ confine.Path) error {
 			if !g.match(rel) {
 				return nil
 			}
@@ -128,7 +135,7 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 			return nil
 		},
 	}
-	if err := w.walk(dir, ancestorIgnores(env, dir)); err != nil {
+	if err := w.walk(at, dir, ancestorIgnores(env, dirs, dir, at)); err != nil {
 		if ctx.Err() != nil {
 			return Errorf("Glob was cancelled.")
 		}

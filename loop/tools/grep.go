@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // GrepInput is the Grep tool's input (Claude Code's shape, after ripgrep's
@@ -211,18 +212,23 @@ func (t grepTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if err != nil {
 		return Errorf("Grep: %v", err)
 	}
-	fi, err := os.Stat(root)
+	dirs := env.confined()
+	defer dirs.Close()
+	at, err := dirs.Locate(root)
+	if err != nil {
+		return Errorf("Grep: %v", err)
+	}
+	fi, err := at.Stat()
 	if err != nil {
 		return Errorf("Grep: %s does not exist", root)
 	}
 
-	var files []string
-	if !fi.IsDir() {
-		files = []string{root}
-	} else {
+	var files []grepFile
+	switch {
+	case fi.IsDir():
 		w := walker{
 			ctx: ctx,
-			visit: func(abs, rel string, d fs.DirEntry) error {
+			visit: func(abs, rel string, d fs.DirEntry, at confine.Path) error {
 				name := d.Name()
 				if suffixes != nil && !typeMatches(suffixes, name) {
 					return nil
@@ -239,27 +245,32 @@ func (t grepTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 				if d.Type()&fs.ModeSymlink != 0 {
 					// Follow a symlink only to a regular file inside the
 					// session's directories.
-					real, err := env.Resolve(abs)
+					target, err := dirs.Locate(abs)
 					if err != nil {
 						return nil
 					}
-					if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+					if st, err := target.Stat(); err != nil || !st.Mode().IsRegular() {
 						return nil
 					}
+					at = target
 				} else if !d.Type().IsRegular() {
 					return nil
 				}
-				files = append(files, abs)
+				files = append(files, grepFile{path: abs, at: at})
 				return nil
 			},
 		}
-		if err := w.walk(root, ancestorIgnores(env, root)); err != nil {
+		if err := w.walk(at, root, ancestorIgnores(env, dirs, root, at)); err != nil {
 			if ctx.Err() != nil {
 				return Errorf("Grep was cancelled.")
 			}
 			return Errorf("Grep: %v", err)
 		}
-		slices.Sort(files)
+		slices.SortFunc(files, func(a, b grepFile) int { return strings.Compare(a.path, b.path) })
+	case !fi.Mode().IsRegular():
+		return Errorf("Grep: %v", confine.CheckRegular(root, fi))
+	default:
+		files = []grepFile{{path: root, at: at}}
 	}
 
 	var hits []fileHits
@@ -352,14 +363,18 @@ func knownTypes() []string {
 	return names
 }
 
+// grepFile is a file to search: path as the results show it, at where it
+// is read.
+type grepFile struct {
+	path string
+	at   confine.Path
+}
+
 // searchFile finds the matching lines of one file. It reports false for a
-// file that cannot be read, is too large or is binary.
-func searchFile(re *regexp.Regexp, file string, multiline, keepLines bool) (fileHits, bool) {
-	st, err := os.Stat(file)
-	if err != nil || st.Size() > grepMaxFileBytes {
-		return fileHits{}, false
-	}
-	data, err := os.ReadFile(file)
+// file that cannot be read, is not a regular file, is too large or is
+// binary.
+func searchFile(re *regexp.Regexp, file grepFile, multiline, keepLines bool) (fileHits, bool) {
+	data, err := file.at.ReadFile(grepMaxFileBytes)
 	if err != nil {
 		return fileHits{}, false
 	}
@@ -367,7 +382,7 @@ func searchFile(re *regexp.Regexp, file string, multiline, keepLines bool) (file
 	if isBinary(content) {
 		return fileHits{}, false
 	}
-	h := fileHits{path: file}
+	h := fileHits{path: file.path}
 	lines := strings.Split(content, "\n")
 	if strings.HasSuffix(content, "\n") {
 		lines = lines[:len(lines)-1]

@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // ReadInput is the Read tool's input (Claude Code's shape).
@@ -127,20 +128,28 @@ func (t readTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if err != nil {
 		return Errorf("Read: %v", err)
 	}
-	fi, statErr := os.Stat(path)
+	dirs := env.confined()
+	defer dirs.Close()
+	fi, statErr := dirs.Stat(path)
 	if statErr == nil && fi.IsDir() {
 		return Errorf("Read: %s is a directory, not a file. Use Glob to find files in it, or Bash with ls to list it.", path)
 	}
+	if statErr == nil && !fi.Mode().IsRegular() {
+		return Errorf("Read: %v", confine.CheckRegular(path, fi))
+	}
 	if named, ok := imageExts[strings.ToLower(filepath.Ext(path))]; ok {
-		return readImage(path, named)
+		return readImage(dirs, path, named)
 	}
 	if env.FS == nil && statErr == nil && fi.Size() > readMaxFileBytes {
 		return Errorf("Read: %s is too large to read (%d bytes). Use Grep to search it, or Bash with head, tail or sed to see parts of it.", path, fi.Size())
 	}
-	content, err := readText(ctx, env, path)
+	content, err := readText(ctx, env, dirs, path)
 	if err != nil {
-		if errors.Is(err, errNotExist) {
+		switch {
+		case errors.Is(err, errNotExist):
 			return Errorf("Read: file %s does not exist", path)
+		case errors.Is(err, confine.ErrNotRegular):
+			return Errorf("Read: %v", err)
 		}
 		return Errorf("Read: cannot read %s: %v", path, err)
 	}
@@ -214,27 +223,32 @@ func formatLines(path, content string, offset, limit int) string {
 
 // readImage returns the image file at path (whose name claims the media
 // type named) as an image the model sees, with a text that says what was
-// read. The bytes come from the local disk, which the editor shares with
-// the agent. The type sent is the one the bytes show, not the name; a file
-// that is none of the four types, has a damaged header, or is larger than
-// the model API accepts is refused.
-func readImage(path, named string) Result {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("Read: file %s does not exist", path)
-	case err != nil:
-		return Errorf("Read: cannot read %s: %v", path, err)
-	case !fi.Mode().IsRegular():
-		return Errorf("Read: %s is not a regular file", path)
-	case fi.Size() > imageMaxBytes:
-		return imageTooLarge(path, fi.Size())
-	}
-	f, err := os.Open(path)
+// read. The bytes come from the local disk (through dirs), which the
+// editor shares with the agent. The type sent is the one the bytes show,
+// not the name; a file that is none of the four types, has a damaged
+// header, or is larger than the model API accepts is refused.
+func readImage(dirs *confine.Dirs, path, named string) Result {
+	at, err := dirs.Locate(path)
 	if err != nil {
 		return Errorf("Read: cannot read %s: %v", path, err)
 	}
+	f, err := at.Open()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("Read: file %s does not exist", path)
+	case errors.Is(err, confine.ErrNotRegular):
+		return Errorf("Read: %v", err)
+	case err != nil:
+		return Errorf("Read: cannot read %s: %v", path, err)
+	}
 	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return Errorf("Read: cannot read %s: %v", path, err)
+	case fi.Size() > imageMaxBytes:
+		return imageTooLarge(path, fi.Size())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, imageMaxBytes+1))
 	if err != nil {
 		return Errorf("Read: cannot read %s: %v", path, err)

@@ -3,15 +3,11 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
-)
 
-// maxSymlinks bounds symlink expansion in Resolve, as the kernel does.
-const maxSymlinks = 40
+	"github.com/cordis-agent/cordis/internal/confine"
+)
 
 // Resolve turns a path from the model into the absolute path a tool may
 // touch. Claude Code asks for absolute paths; a relative path is resolved
@@ -23,6 +19,10 @@ const maxSymlinks = 40
 // The returned path is the cleaned path as given when that names the same
 // file as the evaluated one (it has no ".." element), so the editor sees the
 // paths it knows; otherwise it is the evaluated path.
+//
+// Resolve is a check, and the file system can change right after it: the
+// tools open files on the local disk through Env.confined, which confines
+// them again at open time.
 func (env *Env) Resolve(path string) (string, error) {
 	if path == "" {
 		return "", errors.New("the path is empty")
@@ -34,7 +34,7 @@ func (env *Env) Resolve(path string) (string, error) {
 		}
 		raw = env.Cwd + string(filepath.Separator) + raw
 	}
-	real, err := evalExisting(raw)
+	real, err := confine.EvalExisting(raw)
 	if err != nil {
 		return "", fmt.Errorf("cannot resolve %s: %v", path, err)
 	}
@@ -44,11 +44,11 @@ func (env *Env) Resolve(path string) (string, error) {
 	}
 	inside := false
 	for _, root := range roots {
-		r, err := evalExisting(root)
+		r, err := confine.EvalExisting(root)
 		if err != nil {
 			continue
 		}
-		if within(r, real) {
+		if confine.Within(r, real) {
 			inside = true
 			break
 		}
@@ -75,18 +75,6 @@ func (env *Env) roots() []string {
 	return out
 }
 
-// within reports whether p is root or below it; both are clean and
-// absolute.
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
-}
-
 func hasDotDot(p string) bool {
 	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
 		if el == ".." {
@@ -96,55 +84,11 @@ func hasDotDot(p string) bool {
 	return false
 }
 
-// evalExisting resolves an absolute path the way the kernel would, element
-// by element: "." and ".." apply to the resolved prefix and symlinks are
-// expanded. Once an element does not exist, the rest is appended lexically.
-func evalExisting(p string) (string, error) {
-	vol := filepath.VolumeName(p)
-	sep := string(filepath.Separator)
-	resolved := vol + sep
-	rest := splitPath(p[len(vol):])
-	links := 0
-	for len(rest) > 0 {
-		el := rest[0]
-		rest = rest[1:]
-		switch el {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, el)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				return filepath.Join(append([]string{next}, rest...)...), nil
-			}
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		links++
-		if links > maxSymlinks {
-			return "", errors.New("too many levels of symbolic links")
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			tv := filepath.VolumeName(target)
-			resolved = tv + sep
-			target = target[len(tv):]
-		}
-		rest = append(splitPath(target), rest...)
-	}
-	return resolved, nil
-}
-
-func splitPath(p string) []string {
-	return strings.FieldsFunc(p, func(r rune) bool { return r == filepath.Separator || r == '/' })
+// confined returns the session's directories for opening files on the
+// local disk. Every local file operation of a tool goes through it, so a
+// symlink swapped in after Resolve cannot lead outside (see
+// internal/confine). It is built per call, which costs one open of each
+// directory used; the caller closes it.
+func (env *Env) confined() *confine.Dirs {
+	return confine.New(env.roots()...)
 }

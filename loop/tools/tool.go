@@ -48,6 +48,10 @@ type Tool interface {
 type Description struct {
 	Title     string
 	Locations []Location
+	// Detail is Markdown shown in the call's card before it runs, and in
+	// its permission request (Bash: the whole command, which the editor
+	// does not otherwise show); "" for none.
+	Detail string
 }
 
 // Location is a file (and optionally a 1-based line) a call touches.

@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // errStopWalk ends a walk early without an error.
@@ -27,12 +28,13 @@ type ignoreRule struct {
 	anchored bool // the pattern has a slash: match the whole relative path
 }
 
-// loadIgnore parses dir/.gitignore; nil when there is none. The subset of
-// gitignore understood: comments, "!" negation, a trailing "/" for
-// directories only, patterns with a slash anchored to the file's directory,
-// patterns without one matched against the name at any depth, and "**".
-func loadIgnore(dir string) *ignoreFile {
-	f, err := os.Open(filepath.Join(dir, ".gitignore"))
+// loadIgnore parses the .gitignore of the directory at (whose absolute
+// path is dir); nil when there is none. The subset of gitignore
+// understood: comments, "!" negation, a trailing "/" for directories only,
+// patterns with a slash anchored to the file's directory, patterns without
+// one matched against the name at any depth, and "**".
+func loadIgnore(at confine.Path, dir string) *ignoreFile {
+	f, err := at.Join(".gitignore").Open()
 	if err != nil {
 		return nil
 	}
@@ -86,7 +88,7 @@ func loadIgnore(dir string) *ignoreFile {
 func ignored(files []*ignoreFile, abs string, isDir bool) bool {
 	ign := false
 	for _, f := range files {
-		if !within(f.dir, abs) || f.dir == abs {
+		if !confine.Within(f.dir, abs) || f.dir == abs {
 			continue
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(abs[len(f.dir):], string(filepath.Separator)))
@@ -108,11 +110,11 @@ func ignored(files []*ignoreFile, abs string, isDir bool) bool {
 	return ign
 }
 
-// ancestorIgnores loads the .gitignore files above dir, outermost first,
-// up to the repository's top (the first directory holding .git) and never
-// outside the session's directories.
-func ancestorIgnores(env *Env, dir string) []*ignoreFile {
-	if exists(filepath.Join(dir, ".git")) {
+// ancestorIgnores loads the .gitignore files above dir (located at at),
+// outermost first, up to the repository's top (the first directory
+// holding .git) and never outside the session's directories.
+func ancestorIgnores(env *Env, dirs *confine.Dirs, dir string, at confine.Path) []*ignoreFile {
+	if exists(at.Join(".git")) {
 		return nil
 	}
 	roots := env.roots()
@@ -120,7 +122,7 @@ func ancestorIgnores(env *Env, dir string) []*ignoreFile {
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
 		inside := false
 		for _, r := range roots {
-			if within(r, d) {
+			if confine.Within(r, d) {
 				inside = true
 				break
 			}
@@ -128,10 +130,16 @@ func ancestorIgnores(env *Env, dir string) []*ignoreFile {
 		if !inside {
 			break
 		}
-		if f := loadIgnore(d); f != nil {
-			out = append(out, f)
+		up, err := dirs.Locate(d)
+		if err == nil {
+			if f := loadIgnore(up, d); f != nil {
+				out = append(out, f)
+			}
+			if exists(up.Join(".git")) {
+				break
+			}
 		}
-		if exists(filepath.Join(d, ".git")) || d == filepath.Dir(d) {
+		if d == filepath.Dir(d) {
 			break
 		}
 	}
@@ -141,38 +149,42 @@ func ancestorIgnores(env *Env, dir string) []*ignoreFile {
 	return out
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
+func exists(p confine.Path) bool {
+	_, err := p.Lstat()
 	return err == nil
 }
 
 // walker visits the files below a directory in name order, skipping .git
-// and what .gitignore files exclude, without following symlinks.
+// and what .gitignore files exclude, without following symlinks. Every
+// directory is listed through the session's directories (confine.Path),
+// so one swapped for a symlink during the walk is not followed out.
 type walker struct {
 	ctx context.Context
 	// descend, when set, says whether to enter the directory at rel.
 	descend func(rel string) bool
-	// visit is called for every non-directory entry; errStopWalk ends the
-	// walk.
-	visit func(abs, rel string, d fs.DirEntry) error
+	// visit is called for every non-directory entry, named by its absolute
+	// path as the walk spells it, its path relative to the walked
+	// directory, and where it is; errStopWalk ends the walk.
+	visit func(abs, rel string, d fs.DirEntry, at confine.Path) error
 }
 
-func (w *walker) walk(root string, ignores []*ignoreFile) error {
-	err := w.dir(root, "", ignores)
+// walk walks the directory at, whose absolute path is abs.
+func (w *walker) walk(at confine.Path, abs string, ignores []*ignoreFile) error {
+	err := w.dir(at, abs, "", ignores)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
 	return err
 }
 
-func (w *walker) dir(abs, rel string, ignores []*ignoreFile) error {
+func (w *walker) dir(at confine.Path, abs, rel string, ignores []*ignoreFile) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	if f := loadIgnore(abs); f != nil {
+	if f := loadIgnore(at, abs); f != nil {
 		ignores = append(ignores[:len(ignores):len(ignores)], f)
 	}
-	entries, err := os.ReadDir(abs)
+	entries, err := at.ReadDir()
 	if err != nil {
 		return nil // unreadable directories are skipped
 	}
@@ -190,12 +202,12 @@ func (w *walker) dir(abs, rel string, ignores []*ignoreFile) error {
 			if w.descend != nil && !w.descend(childRel) {
 				continue
 			}
-			if err := w.dir(childAbs, childRel, ignores); err != nil {
+			if err := w.dir(at.Join(name), childAbs, childRel, ignores); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := w.visit(childAbs, childRel, e); err != nil {
+		if err := w.visit(childAbs, childRel, e, at.Join(name)); err != nil {
 			return err
 		}
 	}

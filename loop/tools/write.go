@@ -55,11 +55,13 @@ func (t writeTool) Run(ctx context.Context, env *Env, input json.RawMessage) Res
 	if err != nil {
 		return Errorf("Write: %v", err)
 	}
-	if err := checkNotDir(path, ""); err != nil {
+	dirs := env.confined()
+	defer dirs.Close()
+	if err := checkRegular(dirs, path); err != nil {
 		return Errorf("Write: %v", err)
 	}
 	var old *string
-	prev, err := readText(ctx, env, path)
+	prev, err := readText(ctx, env, dirs, path)
 	switch {
 	case err == nil:
 		old = &prev
@@ -67,7 +69,7 @@ func (t writeTool) Run(ctx context.Context, env *Env, input json.RawMessage) Res
 	default:
 		return Errorf("Write: cannot read the current content of %s: %v", path, err)
 	}
-	if err := writeText(ctx, env, path, in.Content); err != nil {
+	if err := writeText(ctx, env, dirs, path, in.Content); err != nil {
 		return Errorf("Write: cannot write %s: %v", path, err)
 	}
 	text := fmt.Sprintf("Created %s (%s).", path, plural(countLines(in.Content), "line", "lines"))
