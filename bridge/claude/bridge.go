@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
 )
 
 // Dialect is the trust store's name for Claude Code hooks.
@@ -71,9 +73,16 @@ type Bridge struct {
 	log     *slog.Logger
 	files   *loader
 	trust   *trust.Store
-	// notices remembers the untrusted hooks each session was shown.
+	// guardFailure is what happens to a call whose PreToolUse or
+	// PermissionRequest hook could not run.
+	guardFailure guard.Policy
+	// notices remembers the untrusted hooks and the hook-file problems
+	// each session was shown.
 	notices trust.Notices
 }
+
+// dialect names the bridge in guard-failure messages.
+var dialect = guard.Dialect{Name: "Claude", Original: "Claude Code", Plugin: "bridge/claude"}
 
 // New returns a bridge for cfg. A relative cfg.Path is taken as is (the
 // caller resolves it against the config file's directory).
@@ -91,6 +100,13 @@ func New(cfg Config, opts Options) *Bridge {
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
+	policy, err := guard.Parse(string(cfg.GuardFailure))
+	if err != nil {
+		// cordis.yml rejects such a value; from Go, fail closed.
+		b.log.Error("claude hooks: "+err.Error()+"; guards that cannot run deny", "guardFailure", cfg.GuardFailure)
+		policy = guard.Deny
+	}
+	b.guardFailure = policy
 	if b.home == "" && b.path == "" {
 		b.home, b.userDir = userDirs()
 	} else if b.home != "" {
@@ -249,11 +265,12 @@ func (h *eventHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, e
 }
 
 // Applies reports whether any command is configured for in (its event,
-// matcher and `if` filter) or an untrusted project hook is to be reported,
-// so that a pipeline can skip the bridge without a trace.
+// matcher and `if` filter) or an untrusted project hook or a hook-file
+// problem is to be reported, so that a pipeline can skip the bridge
+// without a trace.
 func (b *Bridge) Applies(in *hooks.Input) bool {
 	p := b.plan(in)
-	return len(p.run) > 0 || b.notices.Pending(in.SessionID, p.skips)
+	return len(p.run) > 0 || b.notices.Pending(in.SessionID, p.skips) || b.notices.PendingProblems(in.SessionID, Dialect, p.problems)
 }
 
 // plan is what the bridge does for one input.
@@ -264,6 +281,9 @@ type plan struct {
 	// every one of the files in effect, at any event of a turn (the
 	// report is shown once per session).
 	skips []trust.Skip
+	// problems are those of the files in effect (a file that does not
+	// parse, a bad entry), reported like skips.
+	problems []string
 }
 
 // plan selects the commands to run for in, in configuration order: user,
@@ -279,11 +299,17 @@ func (b *Bridge) plan(in *hooks.Input) plan {
 	}
 	var sets []loaded
 	var disable *bool
+	var problems []string
 	for _, src := range sources(b.path, b.userDir, b.home, in.Cwd) {
-		s := b.files.load(src)
+		st := b.files.loadState(src)
+		if st.err != nil {
+			problems = append(problems, st.err.Error())
+		}
+		s := st.set
 		if s == nil {
 			continue
 		}
+		problems = append(problems, s.problems...)
 		sets = append(sets, loaded{s, src.project})
 		if s.disable != nil {
 			disable = s.disable // higher precedence files come later
@@ -293,10 +319,14 @@ func (b *Bridge) plan(in *hooks.Input) plan {
 	if disable != nil && *disable {
 		return p
 	}
-	// Hooks skipped before any turn (SessionStart at session/new) are
-	// reported at the session's first turn, where a message can be shown;
-	// nothing is reported to a session that ends.
+	// Hooks skipped before any turn (SessionStart at session/new), and
+	// problems found then, are reported at the session's first turn,
+	// where a message can be shown; nothing is reported to a session that
+	// ends.
 	turnScoped := in.TurnID != "" && in.Event != hooks.SessionEnd
+	if turnScoped {
+		p.problems = problems
+	}
 	value, matchable := matchValue(in)
 	for _, s := range sets {
 		var untrusted map[trust.Hook]bool
@@ -335,10 +365,11 @@ func (b *Bridge) plan(in *hooks.Input) plan {
 // commands once), and merges their verdicts in configuration order. A
 // command that fails (timeout, crash, bad output) contributes nothing; the
 // error is returned only when no command had an opinion, and logged in
-// any case.
+// any case. A guard (PreToolUse, PermissionRequest) that could not run is
+// reported to the user and follows the guardFailure policy.
 func (b *Bridge) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
 	p := b.plan(in)
-	notices := b.notices.Take(in.SessionID, p.skips)
+	notices := append(b.notices.Take(in.SessionID, p.skips), b.notices.TakeProblems(in.SessionID, Dialect, p.problems)...)
 	hs := p.run
 	if len(hs) == 0 {
 		return hooks.Decision{SystemMessages: notices}, nil
@@ -386,6 +417,8 @@ func (b *Bridge) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, erro
 		if hs[i].async {
 			v.d = hooks.Decision{AdditionalContext: v.d.AdditionalContext, SystemMessages: v.d.SystemMessages}
 			v.rank = rankNone
+		} else if why := res.NotRun(); why != "" && v.err != nil && v.rank == rankNone && guard.Guards(in.Event) {
+			b.guardDidNotRun(in, hs[i], res, why, &v)
 		}
 		b.logResult(in, hs[i], res, v)
 		if v.err != nil {
@@ -402,13 +435,47 @@ func (b *Bridge) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, erro
 	return d, nil
 }
 
+// guardDidNotRun applies the guardFailure policy to v, the verdict of a
+// guard that could not run, tells the user and records the failure (v's
+// error alone would be lost when another command has an opinion).
+func (b *Bridge) guardDidNotRun(in *hooks.Input, h handler, res hookproc.Result, why string, v *verdict) {
+	f := guard.Failure{Dialect: dialect, Event: in.Event, Tool: in.ToolName, Command: h.command, Source: h.id.Source, Why: why}
+	if b.guardFailure == guard.Deny {
+		v.setPermission(rankDeny, f.Reason())
+	}
+	v.d.SystemMessages = append(v.d.SystemMessages, f.Message(b.guardFailure))
+	if in.Record != nil {
+		in.Record(sessionlog.TypeHookError, hookFailure{
+			Hook: b.name, Event: in.Event, Command: h.command, Source: h.id.Source,
+			ExitCode: res.ExitCode, DurationMs: float64(res.Duration.Microseconds()) / 1000, Error: why,
+		})
+	}
+}
+
+// hookFailure is the session-log record of a guard that could not run;
+// the bridge's other commands still decide, so it is recorded here rather
+// than returned as the bridge's error.
+type hookFailure struct {
+	Hook       string      `json:"hook"`
+	Event      hooks.Event `json:"event"`
+	Command    string      `json:"command"`
+	Source     string      `json:"source"`
+	ExitCode   int         `json:"exitCode"`
+	DurationMs float64     `json:"durationMs"`
+	Error      string      `json:"error"`
+}
+
 func (b *Bridge) logResult(in *hooks.Input, h handler, res hookproc.Result, v verdict) {
 	attrs := []any{"event", in.Event, "session", in.SessionID, "command", h.command, "exit", res.ExitCode, "durationMs", res.Duration.Milliseconds()}
 	if res.StdoutOmitted > 0 || res.StderrOmitted > 0 {
 		attrs = append(attrs, "stdoutOmitted", res.StdoutOmitted, "stderrOmitted", res.StderrOmitted)
 	}
 	if v.err != nil {
-		b.log.Warn("claude hook failed; it has no say", append(attrs, "error", v.err.Error())...)
+		msg := "claude hook failed; it has no say"
+		if v.rank == rankDeny {
+			msg = "claude hook could not run; the call is denied (guardFailure: deny)"
+		}
+		b.log.Warn(msg, append(attrs, "error", v.err.Error())...)
 		return
 	}
 	if b.log.Enabled(context.Background(), slog.LevelDebug) {

@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
@@ -25,6 +27,9 @@ type Config struct {
 	// resolves a relative one against the config file's directory). Empty means
 	// Claude Code's standard files for the session's cwd.
 	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A hooks file in Claude Code settings shape (relative to the config file); empty: the standard files of each session (~/.claude/settings.json then <cwd>/.claude/settings.json then <cwd>/.claude/settings.local.json) merged; project hooks run only after 'cordis hooks trust'"`
+	// GuardFailure is what happens to a tool call when one of its
+	// PreToolUse or PermissionRequest hooks could not run.
+	GuardFailure guard.Policy `yaml:"guardFailure,omitempty" json:"guardFailure,omitempty" jsonschema:"enum=proceed,enum=deny,description=What happens to a tool call when one of its PreToolUse or PermissionRequest hooks could not run (did not start; was not found; timed out; was killed): proceed (the default and Claude Code's behaviour: the call goes on as if the hook had not run) or deny (the call is refused). The editor is told either way."`
 }
 
 // handler is one `type: command` hook of a matcher group.
@@ -138,7 +143,7 @@ func (s *settings) parseGroup(where string, raw json.RawMessage, id trust.Hook) 
 		Hooks   []json.RawMessage `json:"hooks"`
 	}
 	if err := json.Unmarshal(raw, &g); err != nil {
-		s.problems = append(s.problems, fmt.Sprintf("%s: a matcher group must be {\"matcher\": string, \"hooks\": [...]}: %v", where, err))
+		s.problems = append(s.problems, fmt.Sprintf("%s: a matcher group must be {\"matcher\": string, \"hooks\": [...]}: %s; group skipped", where, fieldProblem(err)))
 		return group{}, false
 	}
 	var m matcher
@@ -173,7 +178,7 @@ func (s *settings) parseHandler(where string, raw json.RawMessage, id trust.Hook
 		If      string   `json:"if"`
 	}
 	if err := json.Unmarshal(raw, &h); err != nil {
-		s.problems = append(s.problems, fmt.Sprintf("%s: bad hook: %v", where, err))
+		s.problems = append(s.problems, fmt.Sprintf("%s: bad hook: %s; skipped", where, fieldProblem(err)))
 		return handler{}, false
 	}
 	switch h.Type {
@@ -243,6 +248,28 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fieldProblem words a decoding error of one entry: which field has the
+// wrong type ("timeout" must be a number, got string).
+func fieldProblem(err error) string {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) || typ.Field == "" {
+		return err.Error()
+	}
+	field := typ.Field[strings.LastIndexByte(typ.Field, '.')+1:]
+	want := typ.Type.Kind().String()
+	switch typ.Type.Kind() {
+	case reflect.Float64:
+		want = "number"
+	case reflect.Slice:
+		want = "list"
+	case reflect.Bool:
+		want = "boolean"
+	case reflect.Struct, reflect.Map:
+		want = "object"
+	}
+	return fmt.Sprintf("%q must be a %s, got %s", field, want, typ.Value)
 }
 
 func eventList() string {
@@ -337,7 +364,7 @@ func (l *loader) loadState(src source) fileState {
 		return *st
 	}
 	*st = fileState{checked: true, exists: true, modTime: info.ModTime(), size: info.Size(), project: src.project}
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadHookFile(path, src.project)
 	if err == nil && info.IsDir() {
 		err = fmt.Errorf("%s is a directory", path)
 	}

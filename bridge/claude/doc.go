@@ -18,7 +18,11 @@
 // cached by path and re-read when their modification time or size
 // changes. A missing file is a no-op (an explicit path that does not exist
 // registers no hook at all); a malformed file is logged as an error,
-// reported by Problems, and the other files still load. Hooks of type
+// reported by Problems and Doctor, and the other files still load. In a
+// file that parses, a bad entry (an invalid matcher, a field of the wrong
+// type, an unknown event or hook type) is skipped alone and reported the
+// same way. Each session is also told of every such problem once, at its
+// first turn, as a system message. Hooks of type
 // prompt, agent, http and mcp_tool, shells other than sh and bash, and
 // Claude events cordis has no seam for are skipped with a warning.
 //
@@ -38,7 +42,8 @@
 //
 // # Execution
 //
-// All commands matching an event run in parallel through sh -c (bash -c
+// All commands matching an event run in parallel (at most a few per CPU
+// at once; each timeout counts from the command's own start) through sh -c (bash -c
 // with "shell": "bash"; the exec form with "args" runs no shell) in the
 // session's cwd, each in its own process group, with the event's JSON on
 // stdin, CLAUDE_PROJECT_DIR set to the session cwd (and CLAUDE_ENV_FILE on
@@ -55,7 +60,10 @@
 // allows, with the JSON reason or else stderr as the feedback; any other
 // exit is a non-blocking error unless stdout is a schema-valid JSON
 // object, which then decides. A command that times out, crashes or cannot
-// start has no say. The verdicts of one event are merged in configuration
+// start has no say. For a PreToolUse or PermissionRequest hook that is
+// Claude Code's behaviour too (the call proceeds), but cordis always tells
+// the user and records hook/error; with the entry's guardFailure: deny
+// such a guard denies the call instead (package bridge/internal/guard). The verdicts of one event are merged in configuration
 // order: continue:false wins over everything, then deny > defer > ask >
 // allow (defer and ask both become hooks.Ask: the editor is asked, never
 // skipped), blocks are sticky, updatedInput and updated outputs are the

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
@@ -83,6 +84,10 @@ func TestTranslateEveryEventAndOutputForm(t *testing.T) {
 		timeout float64
 		want    func(ev hooks.Event) hooks.Decision
 		wantErr string // substring of the error; "" for none
+		// notRun: the hook could not run; on a guard event that is
+		// shown to the user (wantErr is in the message) instead of
+		// returned as the error.
+		notRun bool
 	}{
 		{name: "exit0_plain", command: func(hooks.Event) string { return script("plain.sh") },
 			want: func(ev hooks.Event) hooks.Decision { return plainDecision(ev, "plain text from hook") }},
@@ -99,13 +104,13 @@ func TestTranslateEveryEventAndOutputForm(t *testing.T) {
 		{name: "garbage", command: func(hooks.Event) string { return script("garbage.sh") },
 			want: func(ev hooks.Event) hooks.Decision { return plainDecision(ev, `{garbage: "not json"`) }},
 		{name: "timeout", command: func(hooks.Event) string { return script("hang.sh") }, timeout: 0.3,
-			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "timed out"},
+			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "timed out", notRun: true},
 		{name: "crash", command: func(hooks.Event) string { return script("crash.sh") },
-			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "killed by"},
+			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "killed by", notRun: true},
 		{name: "missing_interpreter", command: func(hooks.Event) string { return script("missing_interp.sh") },
-			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "exit status 12"},
+			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "exit status 12", notRun: true},
 		{name: "missing_program", command: func(hooks.Event) string { return "/nonexistent/python3 " + script("plain.sh") },
-			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "exit status 127"},
+			want: func(hooks.Event) hooks.Decision { return hooks.Decision{} }, wantErr: "exit status 127", notRun: true},
 	}
 	for _, ev := range supportedEvents {
 		for _, f := range forms {
@@ -113,6 +118,13 @@ func TestTranslateEveryEventAndOutputForm(t *testing.T) {
 				t.Parallel()
 				b := bridgeWith(t, ev, hookSpec{Type: "command", Command: f.command(ev), Timeout: f.timeout})
 				d, err := b.Run(context.Background(), inputFor(ev, t.TempDir()))
+				if f.notRun && guard.Guards(ev) {
+					if err != nil || len(d.SystemMessages) != 1 || !strings.Contains(d.SystemMessages[0], "could not run: ") ||
+						!strings.Contains(d.SystemMessages[0], f.wantErr) || d.Permission != hooks.NoOpinion {
+						t.Errorf("a guard that could not run: %+v, %v", d, err)
+					}
+					return
+				}
 				if diff := cmp.Diff(f.want(ev), d, cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("decision (-want +got):\n%s", diff)
 				}

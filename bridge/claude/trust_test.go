@@ -280,10 +280,12 @@ func TestDiscover(t *testing.T) {
 	if d := got[1]; d.Path != local || len(d.Hooks) != 0 || len(d.Problems) != 1 || !strings.Contains(d.Problems[0], "malformed JSON") {
 		t.Errorf("local file %+v", d)
 	}
-	// What Discover finds is what the bridge checks.
+	// What Discover finds is what the bridge checks: nothing is skipped
+	// once trusted; the files' problems are still reported.
 	b, _ := standardBridge(t, home)
 	trustProject(t, b, cwd)
-	if d, _ := b.Run(context.Background(), turnInput(hooks.Stop, cwd, "s1")); len(d.SystemMessages) != 0 {
+	d, _ := b.Run(context.Background(), turnInput(hooks.Stop, cwd, "s1"))
+	if len(d.SystemMessages) != 2 || !strings.Contains(d.SystemMessages[0], `unknown hook type "bogus"`) || !strings.Contains(d.SystemMessages[1], local+":1:11: malformed JSON") {
 		t.Errorf("after trusting what discover found: %q", d.SystemMessages)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
@@ -55,12 +56,16 @@ type Bridge struct {
 	trust    *trust.Store
 	shell    []string
 	log      *slog.Logger
+	// guardFailure is what happens to a call whose PreToolUse or
+	// PermissionRequest hook could not run.
+	guardFailure guard.Policy
 
 	mu       sync.Mutex
 	files    map[string]*cachedFile
 	order    []string // file paths in first-seen order, for Problems
 	sessions map[string]*sessionState
-	// notices remembers the untrusted hooks each session was shown.
+	// notices remembers the untrusted hooks and the hook-file problems
+	// each session was shown.
 	notices trust.Notices
 	// warned is the both-forms warning last logged per config.toml, so
 	// that it is logged once, not at every seam call.
@@ -107,6 +112,13 @@ func New(cfg Config, opts Options) *Bridge {
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}
+	policy, err := guard.Parse(string(cfg.GuardFailure))
+	if err != nil {
+		// cordis.yml rejects such a value; from Go, fail closed.
+		b.log.Error("codex hooks: "+err.Error()+"; guards that cannot run deny", "guardFailure", cfg.GuardFailure)
+		policy = guard.Deny
+	}
+	b.guardFailure = policy
 	switch home := opts.Home; {
 	case home != "":
 		b.userDir = filepath.Join(home, ".codex")
@@ -146,12 +158,12 @@ type eventHook struct {
 func (h *eventHook) Name() string { return h.b.name }
 
 // Applies reports whether the bridge has anything to do for in: a command
-// to run, an untrusted hook to report, or a file to remember for a later
-// PostToolUse patch.
+// to run, an untrusted hook or a hook-file problem to report, or a file to
+// remember for a later PostToolUse patch.
 func (h *eventHook) Applies(in *hooks.Input) bool {
 	p := h.b.plan(h.event, in)
 	h.b.snapshot(p)
-	return len(p.run) > 0 || h.b.notices.Pending(p.in.SessionID, p.skips)
+	return len(p.run) > 0 || h.b.notices.Pending(p.in.SessionID, p.skips) || h.b.notices.PendingProblems(p.in.SessionID, Dialect, p.problems)
 }
 
 func (h *eventHook) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, error) {
@@ -247,7 +259,7 @@ func (b *Bridge) load(src source) *hookFile {
 	var f *hookFile
 	if err == nil {
 		var data []byte
-		if data, err = os.ReadFile(src.path); err == nil {
+		if data, err = trust.ReadHookFile(src.path, src.project); err == nil {
 			if src.toml {
 				f = parseTOMLFile(src.path, data)
 			} else {
@@ -328,6 +340,9 @@ type plan struct {
 	run   []*handler
 	// skips are the untrusted project hooks to report to the session.
 	skips []trust.Skip
+	// problems are those of the files in effect (a file that does not
+	// parse, a bad entry), reported like skips.
+	problems []string
 	// post is set on PreToolUse of an Edit/Write when a PostToolUse hook
 	// will want the file's content from before the call.
 	post  bool
@@ -379,6 +394,9 @@ func (b *Bridge) plan(event string, in *hooks.Input) *plan {
 		if f == nil {
 			continue
 		}
+		if turnScoped && p.state != nil {
+			p.problems = append(p.problems, f.problems...)
+		}
 		for _, h := range f.all {
 			if src.project {
 				if skip, skipped := b.skipped(h); skipped {
@@ -429,7 +447,7 @@ func (b *Bridge) snapshot(p *plan) {
 		return
 	}
 	abs, _ := patchPaths(p.in.Cwd, e.FilePath)
-	fs := readState(abs)
+	fs := readState(p.in.Cwd, abs)
 	b.keepSnapshot(p.state, p.in.ToolUseID, fs)
 }
 
@@ -466,7 +484,7 @@ func (b *Bridge) takeSnapshot(st *sessionState, id string) *fileState {
 func (b *Bridge) run(ctx context.Context, event string, in *hooks.Input) (hooks.Decision, error) {
 	p := b.plan(event, in)
 	in = p.in
-	notices := b.notices.Take(in.SessionID, p.skips)
+	notices := append(b.notices.Take(in.SessionID, p.skips), b.notices.TakeProblems(in.SessionID, Dialect, p.problems)...)
 	var tv *toolView
 	switch {
 	case event == evPostToolUse:
@@ -518,6 +536,15 @@ func (b *Bridge) run(ctx context.Context, event string, in *hooks.Input) (hooks.
 		}
 		if o.failure != "" {
 			b.reportFailure(in, event, p.run[i], r, o.failure)
+			if why := r.NotRun(); why != "" && guard.Guards(in.Event) {
+				// A guard that could not run: the user is told, and the
+				// policy decides whether it refuses the call.
+				f := guard.Failure{Dialect: dialect, Event: in.Event, Tool: in.ToolName, Command: p.run[i].command, Source: p.run[i].file.path, Why: why}
+				notices = append(notices, f.Message(b.guardFailure))
+				if b.guardFailure == guard.Deny {
+					o = outcome{block: true, reason: f.Reason()}
+				}
+			}
 		}
 		outs[i] = o
 	}
@@ -539,8 +566,11 @@ type hookFailure struct {
 	Error      string      `json:"error"`
 }
 
+// dialect names the bridge in guard-failure messages.
+var dialect = guard.Dialect{Name: "Codex", Original: "Codex", Plugin: "bridge/codex"}
+
 func (b *Bridge) reportFailure(in *hooks.Input, event string, h *handler, r hookproc.Result, failure string) {
-	b.log.Warn("codex hook failed; ignored", "hook", b.name, "event", event, "command", h.command, "source", h.file.path, "session", in.SessionID, "error", failure)
+	b.log.Warn("codex hook failed", "hook", b.name, "event", event, "command", h.command, "source", h.file.path, "session", in.SessionID, "error", failure)
 	if in.Record != nil {
 		in.Record(sessionlog.TypeHookError, hookFailure{
 			Hook: b.name, Event: in.Event, Command: h.command, Source: h.file.path,

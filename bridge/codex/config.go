@@ -9,12 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
 // Config is the `bridge/codex` plugin's entry in cordis.yml.
 type Config struct {
 	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"description=A Codex hook file to run: a hooks.json or (by its .toml extension) a config.toml whose [hooks] table is read (relative paths are resolved against the directory of the config file). Without it: ~/.codex/hooks.json and ~/.codex/config.toml then <session cwd>/.codex/hooks.json and <session cwd>/.codex/config.toml; project hooks run only after 'cordis hooks trust'"`
+	// GuardFailure is what happens to a tool call when one of its
+	// PreToolUse or PermissionRequest hooks could not run.
+	GuardFailure guard.Policy `yaml:"guardFailure,omitempty" json:"guardFailure,omitempty" jsonschema:"enum=proceed,enum=deny,description=What happens to a tool call when one of its PreToolUse or PermissionRequest hooks could not run (did not start; was not found; timed out; was killed): proceed (the default and Codex's behaviour: the run is Failed and the call goes on as if the hook had not run) or deny (the call is refused). The editor is told either way."`
 }
 
 // Codex's event keys. Every key is a seam of cordis except PostCompact and
@@ -135,11 +139,14 @@ func (f *hookFile) failWith(problem string) *hookFile {
 
 // parseFile parses a Codex hooks.json: {"description"?, "hooks": {"<Event>":
 // [{"matcher"?, "hooks": [{"type": "command", "command", "timeout",
-// "statusMessage"}]}]}}. A malformed file, or one that names an unknown
-// event, is ignored as a whole (as Codex does) and described in problems;
-// a group with an invalid matcher, or a handler Codex would not run
-// (prompt/agent/mcp_tool handlers, async hooks, empty commands), is
-// skipped alone.
+// "statusMessage"}]}]}}. A file that is not JSON, or whose "hooks" is not
+// an object of events, is ignored as a whole and described in problems.
+// A bad entry (an unknown event, a group or handler of the wrong shape, a
+// field of the wrong type, an invalid matcher) or a handler Codex would
+// not run (prompt/agent/mcp_tool handlers, async hooks, empty commands)
+// is skipped alone and described in problems: Codex ignores the whole
+// file there, but then one mistyped field silently drops every guard of
+// the file, so cordis keeps the good entries and reports the bad one.
 func parseFile(path string, data []byte) *hookFile {
 	f := newHookFile(path, false)
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -160,6 +167,11 @@ func parseFile(path string, data []byte) *hookFile {
 	return f.parseEvents(events, keys)
 }
 
+// skip records a problem with one entry of the file, which is skipped.
+func (f *hookFile) skip(format string, args ...any) {
+	f.problems = append(f.problems, fmt.Sprintf("%s: %s", f.path, fmt.Sprintf(format, args...)))
+}
+
 // parseEvents parses the hooks object of a file: its event keys in
 // configuration order, each with its list of matcher groups. The
 // config.toml form arrives here converted to JSON (see parseTOMLFile), so
@@ -167,19 +179,20 @@ func parseFile(path string, data []byte) *hookFile {
 func (f *hookFile) parseEvents(events map[string]json.RawMessage, keys []string) *hookFile {
 	for _, ev := range keys {
 		if !isCodexEvent(ev) {
-			return f.fail("unknown event %q (Codex events: %s)", ev, strings.Join(codexEvents, ", "))
+			f.skip("hooks.%s: unknown event (Codex events: %s); its hooks are skipped", ev, strings.Join(codexEvents, ", "))
+			continue
 		}
-	}
-	for _, ev := range keys {
 		var groups []json.RawMessage
 		if isNull(events[ev]) {
 			continue
 		}
 		if err := json.Unmarshal(events[ev], &groups); err != nil {
 			if f.toml {
-				return f.fail("hooks.%s must be an array of tables ([[hooks.%s]])", ev, ev)
+				f.skip("hooks.%s must be an array of tables ([[hooks.%s]]); its hooks are skipped", ev, ev)
+			} else {
+				f.skip("hooks.%s must be a list of matcher groups; its hooks are skipped", ev)
 			}
-			return f.fail("hooks.%s must be a list of matcher groups", ev)
+			continue
 		}
 		if len(groups) > 0 {
 			f.declared = true
@@ -195,9 +208,11 @@ func (f *hookFile) parseEvents(events map[string]json.RawMessage, keys []string)
 			}
 			if err := json.Unmarshal(rg, &g); err != nil {
 				if f.toml {
-					return f.fail("hooks.%s[%d] must be a table with an optional matcher and [[hooks.%s.hooks]] handlers: %s", ev, gi, ev, fieldError(err))
+					f.skip("hooks.%s[%d] must be a table with an optional matcher and [[hooks.%s.hooks]] handlers: %s; the group is skipped", ev, gi, ev, fieldError(err))
+				} else {
+					f.skip("hooks.%s[%d] must be {\"matcher\", \"hooks\": [...]}: %s; the group is skipped", ev, gi, fieldError(err))
 				}
-				return f.fail("hooks.%s[%d] must be {\"matcher\", \"hooks\": [...]}: %s", ev, gi, fieldError(err))
+				continue
 			}
 			raw := ""
 			if g.Matcher != nil {
@@ -205,21 +220,22 @@ func (f *hookFile) parseEvents(events map[string]json.RawMessage, keys []string)
 			}
 			m, err := compileMatcher(raw)
 			if err != nil {
-				f.problems = append(f.problems, fmt.Sprintf("%s: hooks.%s[%d]: %v; the group is skipped", f.path, ev, gi, err))
+				f.skip("hooks.%s[%d]: %v; the group is skipped", ev, gi, err)
 				continue
 			}
 			for hi, rh := range g.Hooks {
-				where := fmt.Sprintf("%s: hooks.%s[%d].hooks[%d]", f.path, ev, gi, hi)
+				where := fmt.Sprintf("hooks.%s[%d].hooks[%d]", ev, gi, hi)
 				h, skip, err := parseHandler(rh, ev)
 				if err != nil {
 					shape := `{"type": "command", "command": ...}`
 					if f.toml {
 						shape = `a table with type = "command" and command = "..."`
 					}
-					return f.fail("hooks.%s[%d].hooks[%d]: a handler must be %s: %v", ev, gi, hi, shape, err)
+					f.skip("%s: a handler must be %s: %v; skipped", where, shape, err)
+					continue
 				}
 				if skip != "" {
-					f.problems = append(f.problems, where+": "+skip+"; skipped")
+					f.skip("%s: %s; skipped", where, skip)
 					continue
 				}
 				h.matcher, h.group, h.index, h.file = m, gi, hi, f

@@ -33,14 +33,18 @@
 // 1, at most a week; default 600, SessionEnd 1 and at most 3), and
 // timeout_sec is an alias. A missing file is a silent no-op, and so is a
 // config.toml without [hooks] (Codex's own trust records in
-// [hooks.state."..."] are ignored). A malformed hooks.json, a config.toml
-// that is not valid TOML (anywhere in the file; the message gives the
-// line and column), and a file naming an unknown event are ignored as a
-// whole with an error in the log and in Problems, and the other files
-// still load. A group with an invalid matcher, or a handler Codex would
-// not run (prompt, agent, mcp_tool or http handlers, async hooks, empty
-// commands), is skipped alone with a note. Files are re-read when they
-// change. The TOML decoder (internal/toml) implements TOML 1.0 and costs
+// [hooks.state."..."] are ignored). A malformed hooks.json and a
+// config.toml that is not valid TOML (anywhere in the file; the message
+// gives the line and column) are ignored as a whole, and the other files
+// still load. In a file that parses, a bad entry (an unknown event, a
+// group or handler of the wrong shape, a field of the wrong type, an
+// invalid matcher) or a handler Codex would not run (prompt, agent,
+// mcp_tool or http handlers, async hooks, empty commands) is skipped
+// alone: Codex would ignore the whole file, but then one mistyped field
+// silently drops every guard in it. Every such problem goes to the log,
+// Problems and Doctor, and is shown to each session once (a SystemMessages
+// entry at its first turn-scoped seam, like a skipped untrusted hook).
+// Files are re-read when they change. The TOML decoder (internal/toml) implements TOML 1.0 and costs
 // nothing until a config.toml is read.
 //
 // # Trust
@@ -79,7 +83,12 @@
 // without updatedInput, deny without a reason, Stop plain text or
 // hookSpecificOutput, ...) fails the run. A failed run is logged and
 // recorded as hook/error in the session log and contributes nothing
-// (fail-open). A PostToolUse block replaces the tool result the model sees
+// (fail-open). A PreToolUse or PermissionRequest hook that could not run
+// (did not start or was not found, timed out, was killed) fails open too,
+// as in Codex, but the user is always told; with the entry's
+// guardFailure: deny it refuses the call instead (package
+// bridge/internal/guard). At most a few commands per CPU run at once
+// (hookproc.RunAll); a command's timeout counts from its own start. A PostToolUse block replaces the tool result the model sees
 // with the feedback; a Stop block continues the turn with the reasons
 // joined by blank lines (the loop caps consecutive blocks); any
 // `continue: false` wins. SessionStart context becomes system-side

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/sessionlog"
@@ -66,6 +67,8 @@ type env struct {
 type envOpts struct {
 	path  string   // explicit Config.Path
 	shell []string // default: sh -c (tests do not depend on login profiles)
+	// guardFailure is Config.GuardFailure.
+	guardFailure guard.Policy
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -76,7 +79,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if shell == nil {
 		shell = []string{"sh", "-c"}
 	}
-	e.bridge = New(Config{Path: o.path}, Options{Name: "codex-test", Home: e.home, Trust: e.store, Shell: shell})
+	e.bridge = New(Config{Path: o.path, GuardFailure: o.guardFailure}, Options{Name: "codex-test", Home: e.home, Trust: e.store, Shell: shell})
 	e.reg = &fakeRegistrar{}
 	e.bridge.Register(e.reg)
 	return e

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
@@ -160,33 +161,39 @@ func TestTOMLParsesLikeJSON(t *testing.T) {
 	}
 }
 
-// TestTOMLFatalLikeJSON: what makes a hooks.json ignored as a whole makes
-// the [hooks] of a config.toml ignored too.
-func TestTOMLFatalLikeJSON(t *testing.T) {
+// TestEntryProblemsSkipOnlyTheEntry: a bad entry of a file that parses
+// (an unknown event, an entry of the wrong shape, a field of the wrong
+// type) is reported with the file and the entry, and skipped alone: the
+// good hooks of the same file still load, in both forms.
+func TestEntryProblemsSkipOnlyTheEntry(t *testing.T) {
+	const goodJSON = `"PreToolUse": [{"hooks": [{"command": "good"}]}]`
+	const goodTOML = "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ncommand = \"good\"\n"
 	cases := []struct {
 		name, json, toml, want string
 	}{
-		{"unknown event", `{"hooks": {"Notification": [{"hooks": [{"command": "a"}]}]}}`,
-			"[[hooks.Notification]]\n[[hooks.Notification.hooks]]\ncommand = \"a\"\n", `unknown event "Notification"`},
-		{"event not a list", `{"hooks": {"Stop": {"hooks": []}}}`, "[hooks.Stop]\nhooks = []\n", "hooks.Stop must be"},
-		{"group not an object", `{"hooks": {"Stop": ["x"]}}`, "[hooks]\nStop = [\"x\"]\n", "hooks.Stop[0] must be"},
-		{"group hooks not a list", `{"hooks": {"Stop": [{"hooks": {}}]}}`, "[[hooks.Stop]]\nhooks = {}\n", `"hooks" must be a list`},
-		{"matcher not a string", `{"hooks": {"Stop": [{"matcher": 1, "hooks": []}]}}`, "[[hooks.Stop]]\nmatcher = 1\n", `"matcher" must be a string`},
-		{"command not a string", `{"hooks": {"Stop": [{"hooks": [{"command": 1}]}]}}`,
-			"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = 1\n", `"command" must be a string`},
-		{"timeout not a number", `{"hooks": {"Stop": [{"hooks": [{"command": "a", "timeout": "30"}]}]}}`,
+		{"unknown event", `"Notification": [{"hooks": [{"command": "a"}]}]`,
+			"[[hooks.Notification]]\n[[hooks.Notification.hooks]]\ncommand = \"a\"\n", `hooks.Notification: unknown event`},
+		{"event not a list", `"Stop": {"hooks": []}`, "[hooks.Stop]\nhooks = []\n", "hooks.Stop must be"},
+		{"group not an object", `"Stop": ["x"]`, "[hooks]\nStop = [\"x\"]\n", "hooks.Stop[0] must be"},
+		{"group hooks not a list", `"Stop": [{"hooks": {}}]`, "[[hooks.Stop]]\nhooks = {}\n", `"hooks" must be a list`},
+		{"matcher not a string", `"Stop": [{"matcher": 1, "hooks": []}]`, "[[hooks.Stop]]\nmatcher = 1\n", `"matcher" must be a string`},
+		{"command not a string", `"Stop": [{"hooks": [{"command": 1}]}]`,
+			"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = 1\n", `hooks.Stop[0].hooks[0]: a handler must be`},
+		{"timeout not a number", `"Stop": [{"hooks": [{"command": "a", "timeout": "30"}]}]`,
 			"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"a\"\ntimeout = \"30\"\n", `"timeout" must be a number`},
-		{"async not a boolean", `{"hooks": {"Stop": [{"hooks": [{"command": "a", "async": "yes"}]}]}}`,
+		{"async not a boolean", `"Stop": [{"hooks": [{"command": "a", "async": "yes"}]}]`,
 			"[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ncommand = \"a\"\nasync = \"yes\"\n", `"async" must be a boolean`},
+		{"bad matcher", `"Stop": [{"matcher": "(", "hooks": [{"command": "a"}]}]`,
+			"[[hooks.Stop]]\nmatcher = \"(\"\n[[hooks.Stop.hooks]]\ncommand = \"a\"\n", `hooks.Stop[0]: invalid matcher "("`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			js := parseFile("/p/hooks.json", []byte(c.json))
-			tm := parseTOMLFile("/p/config.toml", []byte(c.toml))
+			js := parseFile("/p/hooks.json", []byte(`{"hooks": {`+c.json+`, `+goodJSON+`}}`))
+			tm := parseTOMLFile("/p/config.toml", []byte(c.toml+goodTOML))
 			for _, f := range []*hookFile{js, tm} {
-				if len(f.all) != 0 || f.declared || len(f.problems) != 1 || !strings.Contains(f.problems[0], c.want) ||
-					!strings.Contains(f.problems[0], "ignored") || !strings.HasPrefix(f.problems[0], f.path+": ") {
-					t.Errorf("%s: handlers %d, problems %q; want one fatal problem with %q", f.path, len(f.all), f.problems, c.want)
+				if len(f.all) != 1 || f.all[0].command != "good" || len(f.problems) != 1 || !strings.Contains(f.problems[0], c.want) ||
+					!strings.Contains(f.problems[0], "skipped") || !strings.HasPrefix(f.problems[0], f.path+": ") {
+					t.Errorf("%s: handlers %d, problems %q; want the good hook kept and one problem with %q", f.path, len(f.all), f.problems, c.want)
 				}
 			}
 		})
@@ -483,16 +490,18 @@ func TestTOMLBrokenSkipped(t *testing.T) {
 	writeFile(t, e.projectTOML(), "[hooks]\nStop = [\n")
 
 	d, failures := e.run(e.baseInput(hooks.UserPromptSubmit))
-	if diff := cmp.Diff(hooks.Decision{SystemMessages: []string{"note for the user"}}, d); diff != "" || len(failures) != 0 {
-		t.Errorf("decision (-want +got):\n%s\nfailures %q", diff, failures)
-	}
 	want := []string{
 		e.userTOML() + ":4:9: unterminated string",
 		e.projectTOML() + ":2:8: unterminated array",
 	}
 	p := e.bridge.Problems()
 	if len(p) != 2 || !strings.HasPrefix(p[0], want[0]) || !strings.HasPrefix(p[1], want[1]) || !strings.HasSuffix(p[0], "its hooks are ignored") {
-		t.Errorf("Problems() = %q, want %q...", p, want)
+		t.Fatalf("Problems() = %q, want %q...", p, want)
+	}
+	// The user is told of both files, once; the user's hooks.json runs.
+	told := []string{trust.ProblemNotice(Dialect, p[0]), trust.ProblemNotice(Dialect, p[1]), "note for the user"}
+	if diff := cmp.Diff(hooks.Decision{SystemMessages: told}, d); diff != "" || len(failures) != 0 {
+		t.Errorf("decision (-want +got):\n%s\nfailures %q", diff, failures)
 	}
 	if rec.count(want[0]) != 1 {
 		t.Errorf("log %q", rec.msgs)

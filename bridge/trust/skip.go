@@ -70,12 +70,13 @@ func dialectTitle(d string) string {
 	return strings.ToUpper(d[:1]) + d[1:]
 }
 
-// Notices remembers which skipped hooks each session was shown, so that a
-// bridge reports each skip once per session (and again in another
-// session). The zero value is ready to use; it is safe for concurrent use.
+// Notices remembers which skipped hooks (and, see TakeProblems, which
+// hook-file problems) each session was shown, so that a bridge reports
+// each once per session (and again in another session). The zero value is
+// ready to use; it is safe for concurrent use.
 type Notices struct {
 	mu   sync.Mutex
-	seen map[string]map[string]bool // session id → shown hooks
+	seen map[string]map[string]bool // session id → shown notice keys
 }
 
 // noticeKey identifies a skipped hook: its file and its definition.
@@ -83,31 +84,53 @@ func noticeKey(h Hook) string { return h.Source + "\x00" + h.Hash() }
 
 // Pending reports whether any of skips was not shown to session yet.
 func (n *Notices) Pending(session string, skips []Skip) bool {
-	if len(skips) == 0 {
+	keys := make([]string, len(skips))
+	for i, k := range skips {
+		keys[i] = noticeKey(k.Hook)
+	}
+	return n.pending(session, keys)
+}
+
+// Take returns the notices of the skips not shown to session yet, one per
+// hook, and marks them shown.
+func (n *Notices) Take(session string, skips []Skip) []string {
+	keys := make([]string, len(skips))
+	for i, k := range skips {
+		keys[i] = noticeKey(k.Hook)
+	}
+	var out []string
+	for _, i := range n.take(session, keys) {
+		out = append(out, skips[i].Notice())
+	}
+	return out
+}
+
+// pending reports whether any of keys was not shown to session yet.
+func (n *Notices) pending(session string, keys []string) bool {
+	if len(keys) == 0 {
 		return false
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, k := range skips {
-		if !n.seen[session][noticeKey(k.Hook)] {
+	for _, k := range keys {
+		if !n.seen[session][k] {
 			return true
 		}
 	}
 	return false
 }
 
-// Take returns the notices of the skips not shown to session yet, one per
-// hook, and marks them shown.
-func (n *Notices) Take(session string, skips []Skip) []string {
-	if len(skips) == 0 {
+// take marks keys shown to session and returns the indexes of those that
+// were not shown yet (a key repeated in keys counts once).
+func (n *Notices) take(session string, keys []string) []int {
+	if len(keys) == 0 {
 		return nil
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var out []string
-	for _, k := range skips {
-		key := noticeKey(k.Hook)
-		if n.seen[session][key] {
+	var fresh []int
+	for i, k := range keys {
+		if n.seen[session][k] {
 			continue
 		}
 		if n.seen == nil {
@@ -116,10 +139,10 @@ func (n *Notices) Take(session string, skips []Skip) []string {
 		if n.seen[session] == nil {
 			n.seen[session] = map[string]bool{}
 		}
-		n.seen[session][key] = true
-		out = append(out, k.Notice())
+		n.seen[session][k] = true
+		fresh = append(fresh, i)
 	}
-	return out
+	return fresh
 }
 
 // Forget drops what session was shown (call it when the session ends).

@@ -3,7 +3,9 @@ package hookproc
 import (
 	"context"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +136,28 @@ func (r Result) Failure() string {
 	return ""
 }
 
+// NotRun says why the hook's own program never got to a verdict: it could
+// not start, the shell could not find or execute it (exit status 127, what
+// Claude Code calls a hook that cannot start, or 126), it was killed by a
+// signal (reported by Run, or by the shell as 128+N) or it timed out.
+// It is "" when the program ran to an exit of its own, and when ctx was
+// cancelled: then nobody waits for the verdict any more.
+func (r Result) NotRun() string {
+	switch {
+	case r.Canceled:
+		return ""
+	case !r.Exited():
+		return r.Failure()
+	case r.ExitCode == 127:
+		return "its program was not found (exit status 127)"
+	case r.ExitCode == 126:
+		return "its program could not be executed (exit status 126)"
+	case r.ExitCode > 128 && r.ExitCode < 128+32:
+		return fmt.Sprintf("killed by signal %d (exit status %d)", r.ExitCode-128, r.ExitCode)
+	}
+	return ""
+}
+
 // Run starts c in its own process group (through loop/tools/proc, which
 // also runs the Bash tool), waits for it, kills whatever is left of the
 // group and returns the outcome. It returns once the group's processes are
@@ -144,7 +168,8 @@ func Run(ctx context.Context, c Command) Result {
 	if base == nil {
 		base = proc.Environ()
 	}
-	stdin := c.Stdin
+	// A provider key a command printed never reaches a hook's input.
+	stdin := secrets.Scrub(c.Stdin)
 	if stdin == nil {
 		stdin = []byte{} // closed at once rather than /dev/null: hooks read stdin
 	}
@@ -179,16 +204,33 @@ func Run(ctx context.Context, c Command) Result {
 	return res
 }
 
-// RunAll runs cmds concurrently and returns their results in the order of
-// cmds: results[i] is cmds[i]'s, whatever order they finished in. With
-// dedup, a command identical to an earlier one (same Argv, Dir, Env,
-// BaseEnv and Stdin; Timeout, OutputLimit and Grace are those of the
-// first) runs once, and its result is marked Duplicate with DuplicateOf
-// pointing at the first.
+// maxParallel bounds how many commands one RunAll call runs at once: four
+// per CPU, at most 32. Hooks are short processes that mostly wait (on
+// I/O, on their own children), so a few per CPU keep the machine busy;
+// each running hook holds a process and about half a dozen descriptors
+// (its three pipes, a pidfd), so 32 keep even thousands of matching hooks,
+// in several sessions at once, far below the usual 1024-descriptor soft
+// limit and the user's process limit. Unbounded, 3,000 matching hooks
+// starved a guard until its timeout expired and 10,000 ran out of
+// descriptors. A handful of matching hooks, the usual case, never waits.
+// A variable so that tests can lower it.
+var maxParallel = min(4*runtime.GOMAXPROCS(0), 32)
+
+// RunAll runs cmds concurrently, at most maxParallel at a time, starting
+// them in the order of cmds, and returns their results in that order:
+// results[i] is cmds[i]'s, whatever order they finished in. A command's
+// Timeout counts from its own start, not from when it was queued, so
+// waiting for a free slot never times a hook out. Once ctx is done, the
+// commands still queued are not started (their results are Canceled, with
+// Err set) and the running ones are killed. With dedup, a command
+// identical to an earlier one (same Argv, Dir, Env, BaseEnv and Stdin;
+// Timeout, OutputLimit and Grace are those of the first) runs once, and
+// its result is marked Duplicate with DuplicateOf pointing at the first.
 func RunAll(ctx context.Context, cmds []Command, dedup bool) []Result {
 	results := make([]Result, len(cmds))
 	first := make([]int, len(cmds))
 	seen := map[string]int{}
+	var unique []int
 	for i, c := range cmds {
 		first[i] = i
 		if dedup {
@@ -199,19 +241,13 @@ func RunAll(ctx context.Context, cmds []Command, dedup bool) []Result {
 			}
 			seen[k] = i
 		}
+		unique = append(unique, i)
 	}
-	var wg sync.WaitGroup
-	for i, c := range cmds {
-		if first[i] != i {
-			continue
-		}
-		if len(cmds) == 1 {
-			results[i] = Run(ctx, c)
-			break
-		}
-		wg.Go(func() { results[i] = Run(ctx, c) })
+	if len(unique) == 1 {
+		results[unique[0]] = Run(ctx, cmds[unique[0]])
+	} else {
+		runBounded(ctx, cmds, unique, results)
 	}
-	wg.Wait()
 	for i, j := range first {
 		if j != i {
 			results[i] = results[j]
@@ -219,6 +255,30 @@ func RunAll(ctx context.Context, cmds []Command, dedup bool) []Result {
 		}
 	}
 	return results
+}
+
+// runBounded runs cmds[i] for each i of which, in that order, with at most
+// maxParallel running, and stores each result in results[i].
+func runBounded(ctx context.Context, cmds []Command, which []int, results []Result) {
+	slots := make(chan struct{}, max(maxParallel, 1))
+	var wg sync.WaitGroup
+	for n, i := range which {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if err := ctx.Err(); err != nil {
+			for _, j := range which[n:] {
+				results[j] = Result{ExitCode: -1, Canceled: true, Err: err}
+			}
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			results[i] = Run(ctx, cmds[i])
+		})
+	}
+	wg.Wait()
 }
 
 // key identifies a command for deduplication.

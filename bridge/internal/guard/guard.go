@@ -1,0 +1,100 @@
+// Package guard is what both bridges do when a guard, a PreToolUse or
+// PermissionRequest hook, could not run (it did not start, was not found,
+// timed out or was killed): the policy a bridge's guardFailure option
+// selects, and the words that tell the user and the model.
+//
+// Claude Code and Codex both fail open here, and cordis's default does
+// the same: a command hook that times out or cannot start renders no
+// decision and the call goes on through the normal permission flow
+// (Claude Code's hooks reference, "Timeouts" and exit codes: a hook that
+// cannot start, 127, is non-blocking; Codex, codex-rs/hooks: a spawn
+// error or a timeout makes the run Failed and the operation continues;
+// see hook-dialects.md §4.3, §6.1, §6.3 and §10 beside a checkout). Unlike
+// the originals, cordis always tells the user. Deny is for teams that want
+// a guard that could not run to refuse the call.
+package guard
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/cordis-agent/cordis/hooks"
+)
+
+// Policy is what happens to a call whose guard could not run.
+type Policy string
+
+const (
+	// Proceed is the original tools' behaviour: the guard has no say and
+	// the call goes on as if it had not run.
+	Proceed Policy = "proceed"
+	// Deny refuses the call (fail closed).
+	Deny Policy = "deny"
+)
+
+// Parse checks a configured value; "" is Proceed.
+func Parse(s string) (Policy, error) {
+	switch Policy(s) {
+	case "", Proceed:
+		return Proceed, nil
+	case Deny:
+		return Deny, nil
+	}
+	return "", fmt.Errorf("guardFailure must be %q (the default) or %q, got %q", Proceed, Deny, s)
+}
+
+// UnmarshalYAML rejects values other than proceed and deny when cordis.yml
+// is loaded: a mistyped "deny" must not quietly fail open.
+func (p *Policy) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := Parse(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*p = v
+	return nil
+}
+
+// Guards reports whether the hooks of ev are guards: hooks whose verdict
+// decides whether a tool call runs.
+func Guards(ev hooks.Event) bool { return ev == hooks.PreToolUse || ev == hooks.PermissionRequest }
+
+// Dialect names a bridge in messages.
+type Dialect struct {
+	// Name is the dialect as cordis calls it ("Claude"), Original the
+	// tool whose behaviour the default follows ("Claude Code") and Plugin
+	// the cordis.yml plugin that takes guardFailure ("bridge/claude").
+	Name, Original, Plugin string
+}
+
+// Failure is one guard that could not run.
+type Failure struct {
+	Dialect Dialect
+	Event   hooks.Event
+	// Tool is the name of the call the guard was asked about.
+	Tool string
+	// Command and Source are the hook's command and the file declaring it.
+	Command, Source string
+	// Why is what went wrong (hookproc.Result.NotRun).
+	Why string
+}
+
+// Message is what the editor shows, under policy p.
+func (f Failure) Message(p Policy) string {
+	head := fmt.Sprintf("The %s %s hook `%s` (%s) could not run: %s.", f.Dialect.Name, f.Event, f.Command, f.Source, f.Why)
+	if p == Deny {
+		return fmt.Sprintf("%s The %s call is refused (guardFailure: deny).", head, f.Tool)
+	}
+	return fmt.Sprintf("%s As in %s, the %s call goes on as if the hook had not run; set guardFailure: deny on %s in cordis.yml to refuse such calls instead.",
+		head, f.Dialect.Original, f.Tool, f.Dialect.Plugin)
+}
+
+// Reason is the refusal's reason under Deny, for the model.
+func (f Failure) Reason() string {
+	return fmt.Sprintf("The %s hook `%s` could not run (%s), and cordis is set to refuse a call that a guard could not check (guardFailure: deny).",
+		f.Event, f.Command, f.Why)
+}
