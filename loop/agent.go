@@ -71,6 +71,12 @@ type Config struct {
 	// MCP tunes the editor's MCP servers (timeouts); the zero value uses
 	// the defaults of package mcp.
 	MCP mcp.Options
+	// SavePermissionRule keeps an "Always allow" answer beyond the
+	// session: it saves rule as an allow rule of the project at projectDir
+	// and records that the user vouched for it, so that the permission
+	// rules hook honours it later (cmd/cordis: permrules.Trust.SaveAllow).
+	// nil: such answers hold for the session only, and say so.
+	SavePermissionRule func(projectDir, rule string) error
 
 	Version string
 	Logger  *slog.Logger

@@ -80,8 +80,8 @@ func toolCallsOf(updates []acp.SessionUpdate) map[string]*acp.ToolCall {
 }
 
 // A stdio and an http server's tools are offered to the model with their
-// schemas; read-only tools run without asking, the others are approved
-// through session/request_permission and run.
+// schemas and approved through session/request_permission, read-only hint
+// or not (a server's annotations are not trusted), and run.
 func TestMCPToolsApprovedThroughPermission(t *testing.T) {
 	web := mcptest.NewHTTPServer()
 	t.Cleanup(web.Close)
@@ -126,7 +126,7 @@ func TestMCPToolsApprovedThroughPermission(t *testing.T) {
 	if echo["description"] != "Echoes its text." {
 		t.Errorf("echo description = %v", echo["description"])
 	}
-	wantTitles := []string{`t: write_note (note="remember") [destructive] [other]`, `web: greet (name="Ada") [other]`}
+	wantTitles := []string{`t: Echo (text="hi") [read]`, `t: write_note (note="remember") [destructive] [other]`, `web: greet (name="Ada") [other]`}
 	if diff := cmp.Diff(wantTitles, titles); diff != "" {
 		t.Errorf("permission requests (-want +got):\n%s", diff)
 	}

@@ -3,27 +3,27 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
 )
 
 // verdict is the outcome of the permission flow for one call, as logged.
 type verdict struct {
-	ToolCallID   string          `json:"toolCallId"`
-	Allowed      bool            `json:"allowed"`
-	Source       string          `json:"source"` // hook | mode | remembered | permission-hook | user | cancelled | error
-	OptionID     string          `json:"optionId,omitempty"`
+	ToolCallID string `json:"toolCallId"`
+	Allowed    bool   `json:"allowed"`
+	Source     string `json:"source"` // hook | mode | remembered | permission-hook | user | cancelled | error
+	OptionID   string `json:"optionId,omitempty"`
+	// Rule is the rule an "always" answer created, or the remembered one
+	// that decided.
+	Rule         string          `json:"rule,omitempty"`
 	Message      string          `json:"message,omitempty"`
 	UpdatedInput json.RawMessage `json:"-"`
-}
-
-var permissionOptions = []acp.PermissionOption{
-	{OptionID: acp.PermAllowOnce, Name: "Allow", Kind: acp.PermAllowOnce},
-	{OptionID: acp.PermAllowAlways, Name: "Always allow", Kind: acp.PermAllowAlways},
-	{OptionID: acp.PermRejectOnce, Name: "Reject", Kind: acp.PermRejectOnce},
-	{OptionID: acp.PermRejectAlways, Name: "Always reject", Kind: acp.PermRejectAlways},
 }
 
 // needsApproval says whether mode requires asking before tool runs.
@@ -40,59 +40,76 @@ func needsApproval(mode string, t tools.Tool) bool {
 	return true
 }
 
+// shownCall is how the editor sees the call being decided.
+type shownCall struct {
+	desc tools.Description
+	kind acp.ToolKind
+}
+
 // permit decides whether a call may run. Order: a hook's deny, plan mode,
-// remembered rejections, a hook's allow, the mode (a hook's ask forces the
-// question), the PermissionRequest seam, then the editor. Anything that
-// cannot be answered denies (fail closed).
-func (r *runner) permit(ctx context.Context, t tools.Tool, id string, ev toolEvent, input json.RawMessage, pre hooks.Decision) verdict {
+// remembered rejections, a hook's allow, the mode and remembered "always
+// allow" answers (a hook's ask forces the question), the PermissionRequest
+// seam, then the editor. Anything that cannot be answered denies (fail
+// closed).
+//
+// In plan mode an MCP tool is neither refused nor run on anyone's word but
+// the user's for that call: its server's readOnlyHint is not trusted (see
+// mcp.Tool.ReadOnly), and no allow from a hook, rule or earlier answer
+// makes it read-only, so the editor is asked every time.
+func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id string, shown shownCall, input json.RawMessage, pre hooks.Decision) verdict {
 	s := r.s
 	v := verdict{ToolCallID: id}
+	call := permrules.NewCall(t.Name(), input, s.cwd)
 	s.mu.Lock()
 	mode := s.mode
-	remembered, rejected := s.allowAlways[t.Name()], s.rejectAlways[t.Name()]
+	remembered := rememberedRule(s.allowAlways, call, s.cwd, true)
+	rejected := rememberedRule(s.rejectAlways, call, s.cwd, false)
 	s.mu.Unlock()
+	_, isMCP := t.(*mcp.Tool)
+	userOnly := mode == ModePlan && isMCP
 
 	switch {
 	case pre.Permission == hooks.Deny:
 		v.Source, v.Message = "hook", "Denied by a PreToolUse hook: "+firstNonEmpty(pre.Reason, "no reason given")
 		return v
-	case mode == ModePlan && !t.ReadOnly():
+	case mode == ModePlan && !t.ReadOnly() && !userOnly:
 		v.Source, v.Message = "mode", "Plan mode is read-only: "+t.Name()+" is not allowed. Describe the change in your plan instead."
 		return v
-	case rejected && pre.Permission != hooks.Ask:
-		v.Source, v.Message = "remembered", "The user chose to always reject "+t.Name()+" in this session."
+	case rejected != "" && pre.Permission != hooks.Ask:
+		v.Source, v.Rule, v.Message = "remembered", rejected, "The user chose to always reject "+rejected+" in this session."
 		return v
-	case pre.Permission == hooks.Allow:
+	case pre.Permission == hooks.Allow && !userOnly:
 		v.Allowed, v.Source = true, "hook"
 		return v
 	}
-	if pre.Permission != hooks.Ask && (!needsApproval(mode, t) || remembered) {
+	if pre.Permission != hooks.Ask && !userOnly && (!needsApproval(mode, t) || remembered != "") {
 		v.Allowed, v.Source = true, "mode"
-		if remembered {
-			v.Source = "remembered"
+		if remembered != "" {
+			v.Source, v.Rule = "remembered", remembered
 		}
 		return v
 	}
 
 	pd := r.hook(ctx, &hooks.Input{Event: hooks.PermissionRequest, ToolName: t.Name(), ToolUseID: id, ToolInput: input})
-	switch pd.Permission {
-	case hooks.Allow:
+	switch {
+	case pd.Permission == hooks.Allow && !userOnly:
 		v.Allowed, v.Source, v.UpdatedInput = true, "permission-hook", pd.UpdatedInput
 		return v
-	case hooks.Deny:
+	case pd.Permission == hooks.Deny:
 		v.Source, v.Message = "permission-hook", "Denied by a PermissionRequest hook: "+firstNonEmpty(pd.Reason, "no reason given")
 		return v
 	}
 
-	call := acp.ToolCallUpdate{ToolCallID: id, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: input}
-	if pre.Permission == hooks.Ask && pre.Reason != "" {
-		// Claude Code shows why a hook wants the user asked; so does cordis.
-		call.Content = []acp.ToolCallContent{acp.ContentText("A hook asks you to confirm: " + pre.Reason)}
-	}
+	scope, scoped := permrules.ScopeOf(t.Name(), input, s.cwd)
+	saves := s.agent.cfg.SavePermissionRule != nil
+	options := permissionOptions(scope, scoped, saves && !userOnly, !userOnly)
+	req := acp.ToolCallUpdate{ToolCallID: id, Title: shown.desc.Title, Kind: shown.kind, Status: acp.ToolStatusPending,
+		Locations: convertLocations(shown.desc.Locations), RawInput: input,
+		Content: r.permissionContent(ctx, t, env, input, shown.desc, pre, userOnly)}
 	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
-		ToolCall:  call,
-		Options:   permissionOptions,
+		ToolCall:  req,
+		Options:   options,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -106,23 +123,129 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, id string, ev toolEve
 		return v
 	}
 	v.Source, v.OptionID = "user", resp.Outcome.OptionID
+	if !offered(options, resp.Outcome.OptionID) {
+		v.Message = "The editor answered with a permission option that was not offered (" + resp.Outcome.OptionID + "), so " + t.Name() + " was not run."
+		return v
+	}
 	switch resp.Outcome.OptionID {
 	case acp.PermAllowOnce:
 		v.Allowed = true
 	case acp.PermAllowAlways:
-		v.Allowed = true
+		v.Allowed, v.Rule = true, scope.Rule
 		s.mu.Lock()
-		s.allowAlways[t.Name()] = true
+		s.allowAlways[scope.Rule] = true
 		s.mu.Unlock()
+		if saves {
+			if err := s.agent.cfg.SavePermissionRule(s.cwd, scope.Rule); err != nil {
+				s.showSystemMessages(ctx, hooks.Decision{SystemMessages: []string{
+					"cordis could not save the rule " + scope.Rule + " for this project (" + err.Error() + "); it holds for this session only."}})
+			}
+		}
 	case acp.PermRejectAlways:
+		rule := rejectScope(t, scope, scoped)
+		v.Rule = rule.Rule
 		s.mu.Lock()
-		s.rejectAlways[t.Name()] = true
+		s.rejectAlways[rule.Rule] = true
 		s.mu.Unlock()
-		v.Message = "The user rejected " + t.Name() + " for the rest of this session."
+		v.Message = "The user rejected " + rule.Rule + " for the rest of this session."
 	case acp.PermRejectOnce:
 		v.Message = "The user rejected this " + t.Name() + " call."
-	default:
-		v.Message = "The editor answered with an unknown permission option " + resp.Outcome.OptionID + ", so " + t.Name() + " was not run."
 	}
 	return v
+}
+
+// permissionOptions are the answers offered for one call. "Always allow"
+// names its scope and where it holds, and is offered only when the call
+// has a scope (allowAlways false: plan mode, where the answer would not
+// hold); "Always reject" holds for the session, for the same scope or, when
+// the call has none, for the tool (rejecting more is the safe side). The
+// ids are the kinds, as the snapshots' scripted editor and most clients
+// expect.
+func permissionOptions(scope permrules.Scope, scoped, saves, allowAlways bool) []acp.PermissionOption {
+	opts := []acp.PermissionOption{{OptionID: acp.PermAllowOnce, Name: "Allow", Kind: acp.PermAllowOnce}}
+	if scoped && allowAlways {
+		where := " in this session"
+		if saves {
+			where = " in this project"
+		}
+		opts = append(opts, acp.PermissionOption{OptionID: acp.PermAllowAlways, Name: "Always allow " + scope.Label + where, Kind: acp.PermAllowAlways})
+	}
+	return append(opts,
+		acp.PermissionOption{OptionID: acp.PermRejectOnce, Name: "Reject", Kind: acp.PermRejectOnce},
+		acp.PermissionOption{OptionID: acp.PermRejectAlways, Name: "Always reject " + rejectLabel(scope, scoped) + " in this session", Kind: acp.PermRejectAlways})
+}
+
+func rejectScope(t tools.Tool, scope permrules.Scope, scoped bool) permrules.Scope {
+	if scoped {
+		return scope
+	}
+	return permrules.Scope{Rule: t.Name(), Label: "`" + t.Name() + "`"}
+}
+
+func rejectLabel(scope permrules.Scope, scoped bool) string {
+	if scoped {
+		return scope.Label
+	}
+	return "this tool"
+}
+
+func offered(options []acp.PermissionOption, id string) bool {
+	for _, o := range options {
+		if o.OptionID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// permissionContent is what the request shows besides the title: why a
+// hook asks, why plan mode asks, the tool's detail (Bash: the whole
+// command), and for an edit the diff it would make, computed without
+// writing.
+func (r *runner) permissionContent(ctx context.Context, t tools.Tool, env *tools.Env, input json.RawMessage, desc tools.Description, pre hooks.Decision, userOnly bool) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
+	if pre.Permission == hooks.Ask && pre.Reason != "" {
+		// Claude Code shows why a hook wants the user asked; so does cordis.
+		out = append(out, acp.ContentText("A hook asks you to confirm: "+pre.Reason))
+	}
+	if userOnly {
+		out = append(out, acp.ContentText("Plan mode: cordis cannot tell whether this MCP tool changes anything (its server's readOnlyHint is not taken on trust), so it runs only if you allow this call."))
+	}
+	if desc.Detail != "" {
+		out = append(out, acp.ContentText(desc.Detail))
+	}
+	if p, ok := t.(tools.Previewer); ok {
+		for _, d := range p.Preview(ctx, env, input) {
+			out = append(out, acp.DiffContent(d.Path, d.OldText, d.NewText))
+		}
+	}
+	return out
+}
+
+// rememberedRule returns the first rule of the session's "always" answers
+// that covers the call (an allow rule the whole call, a reject rule any
+// part of it), or "".
+func rememberedRule(rules map[string]bool, call permrules.Call, cwd string, allow bool) string {
+	if len(rules) == 0 {
+		return ""
+	}
+	parsed := make([]permrules.Rule, 0, len(rules))
+	for _, text := range slices.Sorted(maps.Keys(rules)) {
+		if r, err := permrules.Parse(text, cwd); err == nil {
+			parsed = append(parsed, r)
+		}
+	}
+	var (
+		r  permrules.Rule
+		ok bool
+	)
+	if allow {
+		r, ok = permrules.Matcher{}.Permits(parsed, call)
+	} else {
+		r, ok = permrules.Matcher{}.Restricts(parsed, call)
+	}
+	if !ok {
+		return ""
+	}
+	return r.Text
 }

@@ -200,11 +200,12 @@ func TestFileToolsConfinedThroughTheAgent(t *testing.T) {
 // Prompt-command templates cannot include files outside the session's
 // directories: @{..}, absolute paths, symlinks out and Claude's @path form
 // are refused before anything reaches the model, and /export cannot write
-// outside either.
+// outside either. An @{path} in the arguments is not a reference at all:
+// it reaches the model as the text the user typed.
 func TestTemplatesAndExportConfined(t *testing.T) {
 	f := newEscapeFixture(t)
 	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir(); c.ExtraDirectories = []string{f.extra} }},
-		replyText("allowed one ran"))
+		replyText("allowed one ran"), replyText("arguments sent as typed"))
 	h.cwd = f.cwd
 	dir := filepath.Join(f.cwd, ".claude", "commands")
 	os.MkdirAll(dir, 0o755)
@@ -222,7 +223,7 @@ func TestTemplatesAndExportConfined(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name+".md"), []byte(tmpl), 0o644)
 	}
 	sid := h.newSession()
-	prompts := []string{"/abs", "/dotdot", "/dirlink", "/filelink", "/rellink", "/claude", "/args @{../" + filepath.Base(f.outside) + "/secret.txt}",
+	prompts := []string{"/abs", "/dotdot", "/dirlink", "/filelink", "/rellink", "/claude",
 		"/export md ../" + filepath.Base(f.outside) + "/out.md", "/export md " + filepath.Join(f.outside, "out.md"), "/export md escape/out.md"}
 	for _, p := range prompts {
 		before := len(agentText(h.editor.Updates(sid)))
@@ -241,6 +242,12 @@ func TestTemplatesAndExportConfined(t *testing.T) {
 	reqs := h.model.Requests()
 	if len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0]["messages"]), "from the configured extra directory") {
 		t.Errorf("the allowed template did not include the extra directory's file: %v", reqs)
+	}
+	typed := "@{../" + filepath.Base(f.outside) + "/secret.txt}"
+	h.prompt(sid, "/args "+typed)
+	reqs = h.model.Requests()
+	if len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1]["messages"]), "Summarize "+typed) {
+		t.Errorf("the argument was not sent as typed: %v", reqs)
 	}
 	for _, r := range reqs {
 		if strings.Contains(fmt.Sprint(r), secretText) {

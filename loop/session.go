@@ -56,8 +56,8 @@ type Session struct {
 	mu           sync.Mutex
 	mode         string
 	model        string
-	allowAlways  map[string]bool // tool name -> remembered allow_always
-	rejectAlways map[string]bool
+	allowAlways  map[string]bool // rules (Bash(npm test:*)) of "always allow" answers
+	rejectAlways map[string]bool // rules of "always reject" answers
 	history      []llm.Message
 	// pendingContext is SessionStart context waiting for the next model
 	// request; it is placed there, never raced in from a goroutine.

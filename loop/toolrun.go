@@ -72,14 +72,16 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	tool, ok := tools.ByName(r.tools, use.Name)
 	env := s.toolEnv(ctx, r, use.ID)
 	ev := toolEvent{ToolCallID: use.ID, Name: use.Name, Title: use.Name, Kind: acp.ToolKindOther, Input: use.Input, AgentID: r.agentID}
+	var desc tools.Description
 	if ok {
-		desc := tool.Describe(env, use.Input)
-		ev.Title = firstNonEmpty(desc.Title, use.Name)
+		desc = tool.Describe(env, use.Input)
+		desc.Title = firstNonEmpty(desc.Title, use.Name)
+		ev.Title = desc.Title
 		ev.Kind = acp.ToolKind(tool.Kind())
 		ev.Locations = convertLocations(desc.Locations)
 	}
 	r.record(sessionlog.TypeToolCall, ev)
-	s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input)})
+	s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input), Content: detailContent(desc)})
 
 	fail := func(msg string) llm.Block {
 		r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
@@ -111,13 +113,16 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	}
 	if pre.UpdatedInput != nil {
 		input = pre.UpdatedInput
-		// The editor sees the input that will actually run.
-		s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, RawInput: input})
+		// The editor sees, and the user approves, the input that will
+		// actually run: a hook that rewrote the command rewrites the title.
+		desc = tool.Describe(env, input)
+		desc.Title = firstNonEmpty(desc.Title, use.Name)
+		s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: input, Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
 	}
 	var extraContext []string
 	extraContext = append(extraContext, pre.AdditionalContext...)
 
-	verdict := r.permit(ctx, tool, use.ID, ev, input, pre)
+	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
 	r.record(sessionlog.TypePermission, verdict)
 	if !verdict.Allowed {
 		return fail(verdict.Message)
@@ -171,6 +176,15 @@ func (r *runner) finishTool(ctx context.Context, id string, res tools.Result, fr
 	content := resultContent(res)
 	r.record(sessionlog.TypeToolResult, toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content, ResultFrom: from})
 	r.s.notify(ctx, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
+}
+
+// detailContent is a pending call's card content: the tool's Detail (Bash:
+// the whole command), or nothing.
+func detailContent(desc tools.Description) []acp.ToolCallContent {
+	if desc.Detail == "" {
+		return nil
+	}
+	return []acp.ToolCallContent{acp.ContentText(desc.Detail)}
 }
 
 func resultContent(res tools.Result) []acp.ToolCallContent {

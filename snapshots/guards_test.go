@@ -274,7 +274,7 @@ func TestCordisReplayCommand(t *testing.T) {
 		{"hook-cc-pretool-deny", []string{
 			`⚑ hook PreToolUse claude-hooks: {"permission":"deny","reason":"Network commands are not allowed in this repository."}`,
 			"⚖ denied by hook Denied by a PreToolUse hook: Network commands are not allowed in this repository.",
-			"✗ Fetch example.com failed",
+			"✗ curl -s https://example.com failed", // a Bash call is titled with its command
 		}},
 	} {
 		cmd := exec.Command(binary, "replay", filepath.Join(repo, "snapshots", c.scenario))

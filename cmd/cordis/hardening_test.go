@@ -63,7 +63,9 @@ func probeAgentProc(t *testing.T, cred *syscall.Credential) {
 	}
 	os.WriteFile(bin, data, 0o755)
 	os.WriteFile(filepath.Join(dirs["work"], "secret-in-repo.txt"), []byte("found: "+key+"\n"), 0o644)
-	config := bypassConfig("")
+	// A PostToolUse hook sees the Bash output, with the key scrubbed.
+	hooks := writeHooks(t, dirs["home"], 10, map[string]string{"PostToolUse": "cat > post-tool.stdin"})
+	config := bypassConfig(claudeHooksEntry(hooks))
 	os.MkdirAll(filepath.Join(dirs["home"], ".config", "cordis"), 0o777)
 	os.WriteFile(filepath.Join(dirs["home"], ".config", "cordis", "cordis.yml"), []byte(config), 0o644)
 	if cred != nil {
@@ -100,6 +102,9 @@ func probeAgentProc(t *testing.T, cred *syscall.Credential) {
 	}
 	if _, err := os.Stat(filepath.Join(dirs["work"], "environ.err")); err != nil {
 		t.Fatal("the probe did not run")
+	}
+	if post := read("post-tool.stdin"); !strings.Contains(post, "probed") || strings.Contains(post, key) {
+		t.Errorf("the PostToolUse hook's input lacks the output or holds the key: %.300q", post)
 	}
 	if strings.Contains(read("environ.dump"), key) {
 		t.Error("a child read the key from /proc/<cordis>/environ")

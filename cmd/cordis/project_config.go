@@ -51,6 +51,9 @@ const (
 	tighten
 	// stricterMode: a permission mode no more permissive than the user's.
 	stricterMode
+	// failClosed: only the value "deny" (a guard that could not run
+	// refuses the call) is taken.
+	failClosed
 )
 
 // projectPolicy lists, per plugin name, the settings (dotted YAML paths) a
@@ -76,6 +79,8 @@ var projectPolicy = map[string]map[string]mergeRule{
 		"model": replace, "maxTokens": replace, "maxTokensField": replace,
 		"maxRetries": replace, "streamIdleTimeout": replace,
 	},
+	"bridge/claude": {"guardFailure": failClosed},
+	"bridge/codex":  {"guardFailure": failClosed},
 	"hooks/builtin": {
 		"permissionRules.deny":          appendList,
 		"permissionRules.ask":           appendList,
@@ -306,6 +311,11 @@ func merge(rule mergeRule, dst, src reflect.Value) string {
 		newV, oldV, ok := asFloat(src), asFloat(dst), dst.CanSet()
 		if !ok || newV <= 0 || (oldV > 0 && newV > oldV) {
 			return "a project may only set or lower a limit"
+		}
+		dst.Set(src)
+	case failClosed:
+		if src.String() != "deny" {
+			return "a project may only make a guard that could not run refuse the call (deny)"
 		}
 		dst.Set(src)
 	case stricterMode:

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks/builtin"
@@ -147,7 +148,7 @@ func TestProjectConfigPolicy(t *testing.T) {
 // A stricter mode and lower limits are taken; a project can still tighten
 // a user's bypass mode.
 func TestProjectConfigTightens(t *testing.T) {
-	dir := writeProject(t, "- id: agent\n  name: agent\n  config: {defaultMode: plan}\n- id: hooks\n  name: hooks/builtin\n  config: {budgetCheck: {maxCostUSD: 5}}\n")
+	dir := writeProject(t, "- id: agent\n  name: agent\n  config: {defaultMode: plan}\n- id: hooks\n  name: hooks/builtin\n  config: {budgetCheck: {maxCostUSD: 5}}\n- id: claude-hooks\n  name: bridge/claude\n  config: {guardFailure: deny}\n")
 	store := trust.Open(t.TempDir())
 	trustProject(t, store, dir)
 	base := builtinDefault()
@@ -161,6 +162,9 @@ func TestProjectConfigTightens(t *testing.T) {
 	}
 	if c := pluginConfig[*builtin.Config](t, base, "hooks").BudgetCheck.MaxCostUSD; c != 5 {
 		t.Errorf("budget = %v, want 5", c)
+	}
+	if g := pluginConfig[*claude.Config](t, base, "claude-hooks").GuardFailure; g != "deny" {
+		t.Errorf("guardFailure = %q, want deny", g)
 	}
 }
 

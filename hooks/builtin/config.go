@@ -63,9 +63,17 @@ type Options struct {
 	// StateDir is where a relative audit log file lives.
 	StateDir string
 	// Home expands "~/" in permission rules ("" leaves it unexpanded).
-	Home   string
-	Now    func() time.Time
-	Logger *slog.Logger
+	Home string
+	// ClaudeDir is Claude Code's user folder ($CLAUDE_CONFIG_DIR, else
+	// ~/.claude): the permissions of its settings.json apply as the user's
+	// own rules. "" reads no user settings.
+	ClaudeDir string
+	// TrustedRule reports whether the user vouched for rule, an allow rule
+	// of the project settings file at settingsPath (permrules.Trust.Trusted);
+	// nil trusts no project allow rule.
+	TrustedRule func(settingsPath, rule string) bool
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Set is what Register registered.
@@ -136,7 +144,7 @@ func Register(r hooks.Registrar, cfg *Config, opts Options) (*Set, error) {
 	}
 
 	add(ContextInjector, contextInjectorHooks(cfg.ContextInjector))
-	regs, err := permissionRulesHooks(cfg.PermissionRules, opts.Home)
+	regs, err := permissionRulesHooks(cfg.PermissionRules, opts)
 	if err != nil {
 		return nil, fmt.Errorf("permissionRules: %w", err)
 	}

@@ -1,13 +1,18 @@
 package builtin
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"path"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
-	"strings"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/permrules"
 )
 
 // PermissionRulesConfig configures permission-rules.
@@ -17,321 +22,228 @@ type PermissionRulesConfig struct {
 	Deny  []string `yaml:"deny,omitempty" json:"deny,omitempty" jsonschema:"description=Calls that never run; deny wins over ask and allow"`
 }
 
-// rule is one parsed permission rule.
-type rule struct {
-	text string
-	// tools the rule applies to (Edit(...) covers Edit and Write; Read(...)
-	// covers Read, Glob and Grep).
-	tools []string
-	kind  specKind
-	spec  string
+// ruleLists are allow, ask and deny rules.
+type ruleLists struct {
+	allow, ask, deny []permrules.Rule
 }
 
-type specKind int
+func (l ruleLists) empty() bool { return len(l.allow)+len(l.ask)+len(l.deny) == 0 }
 
-const (
-	specNone    specKind = iota // any call of the tool
-	specCommand                 // Bash: a command pattern
-	specPath                    // a path pattern
-	specExact                   // Task: the subagent type
-)
+// permissionRules applies, on PreToolUse, the rules of cordis.yml and
+// those of Claude Code's settings files, as Claude Code would: the user's
+// own settings.json (trusted: it is theirs), and the project's
+// .claude/settings.json and .claude/settings.local.json, whose deny and ask
+// rules always apply (they only restrict) but whose allow rules apply only
+// once trusted, since a cloned repository can ship them. An allow rule
+// that is skipped, or a rule or file that cannot be read, is reported to
+// the user once per session.
+type permissionRules struct {
+	configured ruleLists
+	match      permrules.Matcher
+	// userDir is Claude's user folder ("" reads no user settings).
+	userDir string
+	// trusted reports whether the user vouched for a project allow rule
+	// (nil: none is trusted).
+	trusted func(settingsPath, rule string) bool
 
-// parseRule reads `Tool` or `Tool(specifier)`.
-func parseRule(text string) (rule, error) {
-	t := strings.TrimSpace(text)
-	name, spec, hasSpec := strings.Cut(t, "(")
-	name = strings.TrimSpace(name)
-	if name == "" || strings.ContainsAny(name, " \t)*") {
-		return rule{}, fmt.Errorf("rule %q: want Tool or Tool(specifier)", text)
-	}
-	r := rule{text: t, tools: []string{name}}
-	if !hasSpec {
-		return r, nil
-	}
-	if !strings.HasSuffix(spec, ")") {
-		return rule{}, fmt.Errorf("rule %q: the specifier must end with )", text)
-	}
-	spec = strings.TrimSpace(strings.TrimSuffix(spec, ")"))
-	if spec == "" || spec == "*" {
-		return r, nil // Bash() and Bash(*) mean any call
-	}
-	r.spec = spec
-	switch name {
-	case "Bash":
-		r.kind = specCommand
-	case "Read":
-		r.kind, r.tools = specPath, []string{"Read", "Glob", "Grep"}
-	case "Edit":
-		r.kind, r.tools = specPath, []string{"Edit", "Write"}
-	case "Write", "Glob", "Grep":
-		r.kind = specPath
-	case "Task":
-		r.kind = specExact
-	default:
-		return rule{}, fmt.Errorf("rule %q: %s takes no specifier (specifiers exist for Bash, Read, Edit, Write, Glob, Grep and Task)", text, name)
-	}
-	if r.kind == specPath {
-		if _, err := path.Match(strings.ReplaceAll(spec, "**", "*"), ""); err != nil {
-			return rule{}, fmt.Errorf("rule %q: bad path pattern: %v", text, err)
-		}
-	}
-	return r, nil
+	mu    sync.Mutex
+	files map[string]cachedFile
+	told  map[string]map[string]bool // session id → notices shown
 }
 
-// ruleSet is the parsed allow, ask and deny lists.
-type ruleSet struct {
-	allow, ask, deny []rule
-	home             string
+// cachedFile is a settings file's rules as last read, with what tells a
+// changed file.
+type cachedFile struct {
+	size    int64
+	modTime time.Time
+	perms   permrules.Permissions
+	err     error
 }
 
-func permissionRulesHooks(cfg PermissionRulesConfig, home string) ([]registration, error) {
-	rs := &ruleSet{home: home}
+func permissionRulesHooks(cfg PermissionRulesConfig, opts Options) ([]registration, error) {
+	p := &permissionRules{
+		match:   permrules.Matcher{Home: opts.Home},
+		userDir: opts.ClaudeDir,
+		trusted: opts.TrustedRule,
+		files:   map[string]cachedFile{},
+		told:    map[string]map[string]bool{},
+	}
 	for _, l := range []struct {
 		name  string
 		texts []string
-		out   *[]rule
-	}{{"allow", cfg.Allow, &rs.allow}, {"ask", cfg.Ask, &rs.ask}, {"deny", cfg.Deny, &rs.deny}} {
+		out   *[]permrules.Rule
+	}{{"allow", cfg.Allow, &p.configured.allow}, {"ask", cfg.Ask, &p.configured.ask}, {"deny", cfg.Deny, &p.configured.deny}} {
 		for _, t := range l.texts {
-			r, err := parseRule(t)
+			r, err := permrules.Parse(t, "")
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", l.name, err)
 			}
 			*l.out = append(*l.out, r)
 		}
 	}
-	return []registration{{event: hooks.PreToolUse, priority: 10, run: rs.decide}}, nil
-}
-
-// callFacts is what rules match against, read once per call.
-type callFacts struct {
-	tool     string
-	cwd      string
-	command  string   // Bash
-	commands []string // Bash: the command split at &&, ||, ;, | and newlines
-	path     string   // file tools: the absolute path
-	exact    string   // Task: subagent_type
-}
-
-func (rs *ruleSet) facts(in *hooks.Input) callFacts {
-	f := callFacts{tool: in.ToolName, cwd: in.Cwd}
-	var fields struct {
-		Command      string `json:"command"`
-		FilePath     string `json:"file_path"`
-		Path         string `json:"path"`
-		SubagentType string `json:"subagent_type"`
-	}
-	_ = json.Unmarshal(in.ToolInput, &fields)
-	switch in.ToolName {
-	case "Bash":
-		f.command = strings.TrimSpace(fields.Command)
-		f.commands = splitCommand(f.command)
-	case "Read", "Edit", "Write":
-		f.path = absPath(fields.FilePath, in.Cwd)
-	case "Glob", "Grep":
-		f.path = absPath(fields.Path, in.Cwd)
-	case "Task":
-		f.exact = fields.SubagentType
-	}
-	return f
+	return []registration{{event: hooks.PreToolUse, priority: 10, run: p.decide}}, nil
 }
 
 // decide applies the rules: any matching deny rule denies, else any
 // matching ask rule asks, else allow rules allow (a Bash command only when
-// every part of it is allowed).
-func (rs *ruleSet) decide(in *hooks.Input) (hooks.Decision, error) {
-	if len(rs.allow)+len(rs.ask)+len(rs.deny) == 0 {
-		return hooks.Decision{}, nil
+// every part of it is allowed). Rules of every source are pooled, so a
+// deny anywhere beats an allow anywhere, as in Claude Code.
+func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
+	rules, notices := p.rulesFor(in.Cwd)
+	d := hooks.Decision{SystemMessages: p.untold(in.SessionID, notices)}
+	if rules.empty() {
+		return d, nil
 	}
-	f := rs.facts(in)
-	if r, ok := rs.firstMatch(rs.deny, f, false); ok {
-		return hooks.Decision{Permission: hooks.Deny, Reason: fmt.Sprintf("the permission rule deny %s forbids this call (hooks/builtin permissionRules)", r.text)}, nil
+	c := permrules.NewCall(in.ToolName, in.ToolInput, in.Cwd)
+	if r, ok := p.match.Restricts(rules.deny, c); ok {
+		d.Permission, d.Reason = hooks.Deny, fmt.Sprintf("the permission rule deny %s forbids this call (hooks/builtin permissionRules)", r.Text)
+	} else if r, ok := p.match.Restricts(rules.ask, c); ok {
+		d.Permission, d.Reason = hooks.Ask, fmt.Sprintf("the permission rule ask %s requires confirmation", r.Text)
+	} else if r, ok := p.match.Permits(rules.allow, c); ok {
+		d.Permission, d.Reason = hooks.Allow, fmt.Sprintf("allowed by the permission rule %s", r.Text)
 	}
-	if r, ok := rs.firstMatch(rs.ask, f, false); ok {
-		return hooks.Decision{Permission: hooks.Ask, Reason: fmt.Sprintf("the permission rule ask %s requires confirmation", r.text)}, nil
-	}
-	if r, ok := rs.firstMatch(rs.allow, f, true); ok {
-		return hooks.Decision{Permission: hooks.Allow, Reason: fmt.Sprintf("allowed by the permission rule %s", r.text)}, nil
-	}
-	return hooks.Decision{}, nil
+	return d, nil
 }
 
-// firstMatch finds a rule that matches the call. For Bash, a deny or ask
-// rule matches when it matches the whole command or any part of it; with
-// all set, the call matches only when every part is matched by some rule
-// (so Bash(git status:*) does not allow `git status && rm -rf /`).
-func (rs *ruleSet) firstMatch(rules []rule, f callFacts, all bool) (rule, bool) {
-	var applicable []rule
-	for _, r := range rules {
-		for _, t := range r.tools {
-			if t == f.tool {
-				applicable = append(applicable, r)
-				break
-			}
-		}
+// rulesFor pools the configured rules with those of the settings files
+// that apply in cwd, and returns what the user should be told about the
+// files (keyed, so that each is told once per session).
+func (p *permissionRules) rulesFor(cwd string) (ruleLists, map[string]string) {
+	rules := p.configured
+	notices := map[string]string{}
+	userFile := ""
+	if p.userDir != "" {
+		userFile = filepath.Join(p.userDir, "settings.json")
+		perms, err := p.read(userFile, func() ([]byte, fs.FileInfo, error) { return readWithInfo(userFile) })
+		p.add(&rules, notices, userFile, p.userDir, perms, err, true)
 	}
-	if len(applicable) == 0 {
-		return rule{}, false
+	if cwd == "" {
+		return rules, notices
 	}
-	if f.tool != "Bash" {
-		for _, r := range applicable {
-			if rs.matches(r, f, f.command) {
-				return r, true
-			}
+	for _, rel := range []string{permrules.SharedSettings, permrules.LocalSettings} {
+		path := filepath.Join(cwd, rel)
+		if userFile != "" && samePath(path, userFile) {
+			continue // in the home directory the project file is the user's own
 		}
-		return rule{}, false
+		perms, err := p.read(path, func() ([]byte, fs.FileInfo, error) { return permrules.ReadProjectFile(cwd, rel) })
+		p.add(&rules, notices, path, cwd, perms, err, false)
 	}
-	if !all {
-		for _, r := range applicable {
-			if rs.matches(r, f, f.command) {
-				return r, true
-			}
-			for _, c := range f.commands {
-				if rs.matches(r, f, c) {
-					return r, true
-				}
-			}
-		}
-		return rule{}, false
-	}
-	var first rule
-	for i, c := range f.commands {
-		found := false
-		for _, r := range applicable {
-			if rs.matches(r, f, c) {
-				found = true
-				if i == 0 {
-					first = r
-				}
-				break
-			}
-		}
-		if !found {
-			return rule{}, false
-		}
-	}
-	return first, len(f.commands) > 0
+	return rules, notices
 }
 
-func (rs *ruleSet) matches(r rule, f callFacts, command string) bool {
-	switch r.kind {
-	case specNone:
-		return true
-	case specCommand:
-		return matchCommand(r.spec, command)
-	case specExact:
-		return r.spec == f.exact
-	case specPath:
-		return f.path != "" && rs.matchPath(r.spec, f.path, f.cwd)
-	}
-	return false
-}
-
-// matchCommand matches a Bash specifier: `prefix:*` matches commands that
-// start with prefix; a `*` elsewhere matches any text; anything else must
-// equal the command.
-func matchCommand(spec, command string) bool {
-	if prefix, ok := strings.CutSuffix(spec, ":*"); ok {
-		return strings.HasPrefix(command, prefix)
-	}
-	if !strings.Contains(spec, "*") {
-		return spec == command
-	}
-	return wildcard(spec, command)
-}
-
-// wildcard matches s against a pattern whose only special character is *.
-func wildcard(pattern, s string) bool {
-	parts := strings.Split(pattern, "*")
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for i, p := range parts[1:] {
-		if i == len(parts)-2 {
-			return strings.HasSuffix(s, p)
+// add appends the rules of one settings file, anchored at anchor. The allow
+// rules of a project file (trusted false) count only when the user
+// vouched for them.
+func (p *permissionRules) add(rules *ruleLists, notices map[string]string, path, anchor string, perms permrules.Permissions, err error, trusted bool) {
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			notices["read\x00"+path] = fmt.Sprintf("cordis could not read the permission rules of %s, so none of them apply: %v", path, err)
 		}
-		j := strings.Index(s, p)
-		if j < 0 {
-			return false
-		}
-		s = s[j+len(p):]
+		return
 	}
-	return true
+	parse := func(texts []string, out *[]permrules.Rule, allow bool) {
+		for _, t := range texts {
+			r, err := permrules.Parse(t, anchor)
+			if err != nil {
+				notices["rule\x00"+path+"\x00"+t] = fmt.Sprintf("cordis ignored a permission rule of %s: %v", path, err)
+				continue
+			}
+			if allow && !trusted && (p.trusted == nil || !p.trusted(path, r.Text)) {
+				notices["allow\x00"+path+"\x00"+t] = fmt.Sprintf("cordis ignored the allow rule %s of %s: a project's allow rules apply only once you trust them (answer \"Always allow\" when cordis asks, or review the file and run `cordis hooks trust --cwd %s`).", r.Text, path, filepath.Dir(filepath.Dir(path)))
+				continue
+			}
+			*out = append(*out, r)
+		}
+	}
+	parse(perms.Deny, &rules.deny, false)
+	parse(perms.Ask, &rules.ask, false)
+	parse(perms.Allow, &rules.allow, true)
 }
 
-// splitCommand cuts a shell command at &&, ||, ;, |, & and newlines. It
-// ignores quoting, so it may cut more than the shell would: for deny that
-// only finds more to deny, for allow more that must be allowed.
-func splitCommand(cmd string) []string {
-	f := strings.FieldsFunc(cmd, func(r rune) bool {
-		return r == ';' || r == '|' || r == '&' || r == '\n'
-	})
-	out := f[:0]
-	for _, c := range f {
-		if c = strings.TrimSpace(c); c != "" {
-			out = append(out, c)
+// read returns a settings file's permissions, reading it again only when
+// its size or modification time changed.
+func (p *permissionRules) read(path string, load func() ([]byte, fs.FileInfo, error)) (permrules.Permissions, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return permrules.Permissions{}, err
+	}
+	p.mu.Lock()
+	c, ok := p.files[path]
+	p.mu.Unlock()
+	if ok && c.size == fi.Size() && c.modTime.Equal(fi.ModTime()) {
+		return c.perms, c.err
+	}
+	data, info, err := load()
+	if err != nil {
+		return permrules.Permissions{}, err
+	}
+	perms, err := permrules.ParsePermissions(data)
+	if err != nil {
+		err = fmt.Errorf("not valid JSON: %v", err)
+	}
+	p.mu.Lock()
+	p.files[path] = cachedFile{size: info.Size(), modTime: info.ModTime(), perms: perms, err: err}
+	p.mu.Unlock()
+	return perms, err
+}
+
+// untold returns the notices session was not shown yet, and marks them
+// shown.
+func (p *permissionRules) untold(session string, notices map[string]string) []string {
+	if len(notices) == 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := p.told[session]
+	if seen == nil {
+		if len(p.told) >= maxToldSessions {
+			clear(p.told) // sessions are not closed here; bound what is kept
+		}
+		seen = map[string]bool{}
+		p.told[session] = seen
+	}
+	var out []string
+	for _, key := range sortedKeys(notices) {
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, notices[key])
 		}
 	}
 	return out
 }
 
-func absPath(p, cwd string) string {
-	if p == "" {
-		return ""
+const maxToldSessions = 1024
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	return filepath.ToSlash(filepath.Clean(p))
+	slices.Sort(keys)
+	return keys
 }
 
-// matchPath matches an absolute slash path against a rule's pattern:
-// "~/x" is under the home directory, "/x" (or "//x") is absolute, and
-// anything else is relative to the session's working directory. A pattern
-// with no "/" (.env, *.pem) matches that name at any depth, as in
-// .gitignore. "**" spans directories; "*", "?" and [...] match within one
-// name; a pattern naming a directory also matches everything under it.
-func (rs *ruleSet) matchPath(pattern, p, cwd string) bool {
-	switch {
-	case !strings.Contains(pattern, "/"):
-		pattern = "**/" + pattern
-		return globMatch(strings.Split(pattern, "/"), strings.Split(strings.TrimPrefix(p, "/"), "/"))
-	case strings.HasPrefix(pattern, "~/") && rs.home != "":
-		pattern = filepath.ToSlash(rs.home) + pattern[1:]
-	case strings.HasPrefix(pattern, "/"):
-		pattern = "/" + strings.TrimLeft(pattern, "/")
-	default:
-		pattern = filepath.ToSlash(cwd) + "/" + strings.TrimPrefix(pattern, "./")
+func readWithInfo(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	pat := strings.Split(strings.Trim(path.Clean(pattern), "/"), "/")
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	if globMatch(pat, segs) {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(f)
+	return data, fi, err
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
-	// A directory pattern covers what is inside it.
-	return globMatch(append(pat, "**"), segs)
-}
-
-// globMatch matches path segments against pattern segments ("**" spans
-// any number of segments, zero included).
-func globMatch(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			for i := 0; i <= len(segs); i++ {
-				if globMatch(rest, segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
-	}
-	return len(segs) == 0
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }

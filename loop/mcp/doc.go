@@ -57,8 +57,9 @@
 // longer than 64 bytes, or one that two tools would share, is cut and given
 // a suffix hashed from the server and the tool's own name, so the names do
 // not depend on the order the servers answer in. Schemas are passed through
-// (a missing type becomes object). readOnlyHint makes a tool read-only
-// (no question in the default mode, allowed in plan mode).
+// (a missing type becomes object). readOnlyHint only picks the editor's
+// icon: annotations are the server's word, so no MCP tool counts as
+// read-only (see Tool.ReadOnly).
 //
 // list_changed: a notifications/tools/list_changed (or prompts/...) marks
 // the server's list stale; the next Tools (or Commands) re-lists it,

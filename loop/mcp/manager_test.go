@@ -74,8 +74,9 @@ func TestStdioTools(t *testing.T) {
 	if got, want := string(echo.Schema()), `{"properties":{"text":{"description":"What to echo","type":"string"}},"required":["text"],"type":"object"}`; got != want {
 		t.Errorf("echo schema = %s, want %s", got, want)
 	}
-	if !echo.ReadOnly() || echo.Kind() != tools.KindRead {
-		t.Errorf("echo: ReadOnly %v Kind %q, want read-only kind read", echo.ReadOnly(), echo.Kind())
+	// readOnlyHint picks the icon only: the server's word is no approval.
+	if echo.ReadOnly() || echo.Kind() != tools.KindRead {
+		t.Errorf("echo: ReadOnly %v Kind %q, want not read-only (the hint is not trusted), kind read", echo.ReadOnly(), echo.Kind())
 	}
 	if got := echo.Describe(nil, json.RawMessage(`{"text":"hi"}`)).Title; got != `test srv: Echo (text="hi")` {
 		t.Errorf("echo title = %q", got)

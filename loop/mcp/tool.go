@@ -65,15 +65,22 @@ func (t *Tool) Description() string {
 
 func (t *Tool) Schema() json.RawMessage { return t.schema }
 
-// ReadOnly follows the tool's readOnlyHint: such tools run without asking
-// in the default mode and are allowed in plan mode. Annotations come from
-// the server the user configured in the editor; cordis takes them as given.
-func (t *Tool) ReadOnly() bool {
-	return t.remote.Annotations != nil && t.remote.Annotations.ReadOnlyHint
-}
+// ReadOnly is false for every MCP tool, whatever its readOnlyHint. The
+// MCP specification says annotations are hints that clients must not rely
+// on for approval decisions unless the server is trusted, and a server
+// (or whatever feeds it, a web page, an issue) can claim anything; what a
+// server is for is the editor's choice, not a vouching for each tool. So,
+// as in Claude Code, a call asks in the default mode unless a rule or an
+// "Always allow" of the user's covers it; and in plan mode, where only
+// read-only tools run, an MCP tool is not refused (a read-only lookup is
+// often what planning needs) but asked about every time: the loop
+// (loop/permission.go) runs it only when the user allows that call, so
+// nothing runs in plan mode on the server's word alone.
+func (t *Tool) ReadOnly() bool { return false }
 
-// Kind is read for read-only tools (fetch when they also reach an open
-// world) and other for the rest.
+// Kind is read for tools whose readOnlyHint is set (fetch when they also
+// reach an open world) and other for the rest. It only picks the editor's
+// icon; approval never depends on it.
 func (t *Tool) Kind() tools.Kind {
 	a := t.remote.Annotations
 	switch {

@@ -1,0 +1,257 @@
+package permrules
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The project settings files Claude Code reads permissions from, relative
+// to the project directory: the shared one (committed) and the local one
+// (the user's own, where "Always allow" answers are saved).
+var (
+	SharedSettings = filepath.Join(".claude", "settings.json")
+	LocalSettings  = filepath.Join(".claude", "settings.local.json")
+)
+
+// Permissions is the permissions object of a Claude Code settings file.
+type Permissions struct {
+	Allow []string `json:"allow"`
+	Ask   []string `json:"ask"`
+	Deny  []string `json:"deny"`
+}
+
+// ParsePermissions reads the permissions object of a settings file's
+// content; a file without one has no rules.
+func ParsePermissions(data []byte) (Permissions, error) {
+	var doc struct {
+		Permissions *Permissions `json:"permissions"`
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Permissions{}, nil
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Permissions{}, err
+	}
+	if doc.Permissions == nil {
+		return Permissions{}, nil
+	}
+	return *doc.Permissions, nil
+}
+
+// ReadProjectFile reads the settings file rel of the project at dir. It is
+// opened through an os.Root on dir, so a .claude folder or file that is a
+// symbolic link out of the project is refused rather than followed.
+func ReadProjectFile(dir, rel string) ([]byte, fs.FileInfo, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", filepath.Join(dir, rel))
+	}
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), fi, nil
+}
+
+// SaveAllowRule adds rule to permissions.allow in the project's
+// .claude/settings.local.json, where Claude Code keeps a user's "don't ask
+// again" answers, and returns the file's path. It creates .claude and the
+// file when missing, keeps every other key (and their order), writes
+// nothing when the rule is already there, and replaces the file atomically
+// (a temporary file renamed over it), keeping its permission bits; a new
+// file is 0600, as Claude Code creates the files it writes. Everything goes
+// through an os.Root on the project directory, so a .claude that links out
+// of the project is refused; a file that is not valid JSON is left alone.
+func SaveAllowRule(projectDir, rule string) (string, error) {
+	path := filepath.Join(projectDir, LocalSettings)
+	root, err := os.OpenRoot(projectDir)
+	if err != nil {
+		return path, err
+	}
+	defer root.Close()
+	if err := root.Mkdir(filepath.Dir(LocalSettings), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return path, err
+	}
+	mode := fs.FileMode(0o600)
+	data, err := root.ReadFile(LocalSettings)
+	switch {
+	case err == nil:
+		if fi, err := root.Stat(LocalSettings); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return path, err
+	}
+	updated, changed, err := addAllowRule(data, rule)
+	if err != nil {
+		return path, fmt.Errorf("%s: %v; cordis leaves it as it is", path, err)
+	}
+	if !changed {
+		return path, nil
+	}
+	tmp := filepath.Join(filepath.Dir(LocalSettings), ".settings.local.json."+randomSuffix()+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return path, err
+	}
+	_, werr := f.Write(updated)
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	if werr == nil {
+		werr = root.Rename(tmp, LocalSettings)
+	}
+	if werr != nil {
+		root.Remove(tmp)
+		return path, werr
+	}
+	return path, nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// addAllowRule returns data (a settings file, possibly empty) with rule
+// appended to permissions.allow, other keys kept in their order, indented
+// with two spaces as Claude Code writes it. changed is false when the rule
+// is already allowed.
+func addAllowRule(data []byte, rule string) (out []byte, changed bool, err error) {
+	doc, err := decodeObject(data)
+	if err != nil {
+		return nil, false, err
+	}
+	perms, err := decodeObject(doc.get("permissions"))
+	if err != nil {
+		return nil, false, fmt.Errorf("permissions: %v", err)
+	}
+	var allow []json.RawMessage
+	if raw := perms.get("allow"); raw != nil {
+		if err := json.Unmarshal(raw, &allow); err != nil {
+			return nil, false, fmt.Errorf("permissions.allow is not a list: %v", err)
+		}
+	}
+	if slices.ContainsFunc(allow, func(r json.RawMessage) bool {
+		var s string
+		return json.Unmarshal(r, &s) == nil && s == rule
+	}) {
+		return data, false, nil
+	}
+	ruleJSON, err := marshal(rule)
+	if err != nil {
+		return nil, false, err
+	}
+	allowJSON, err := marshal(append(allow, ruleJSON))
+	if err != nil {
+		return nil, false, err
+	}
+	perms.set("allow", allowJSON)
+	doc.set("permissions", perms.encode())
+	var compact, indented bytes.Buffer
+	if err := json.Compact(&compact, doc.encode()); err != nil {
+		return nil, false, err
+	}
+	if err := json.Indent(&indented, compact.Bytes(), "", "  "); err != nil {
+		return nil, false, err
+	}
+	indented.WriteByte('\n')
+	return indented.Bytes(), true, nil
+}
+
+// object is a JSON object whose keys keep the order they were read in.
+type object struct {
+	keys   []string
+	values map[string]json.RawMessage
+}
+
+// decodeObject reads a JSON object; empty input (or null) is an empty one.
+func decodeObject(data []byte) (*object, error) {
+	o := &object{values: map[string]json.RawMessage{}}
+	if len(bytes.TrimSpace(data)) == 0 || string(bytes.TrimSpace(data)) == "null" {
+		return o, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		o.set(key, v)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+		return nil, errors.New("text after the JSON object")
+	}
+	return o, nil
+}
+
+func (o *object) get(key string) json.RawMessage { return o.values[key] }
+
+func (o *object) set(key string, v json.RawMessage) {
+	if _, ok := o.values[key]; !ok {
+		o.keys = append(o.keys, key)
+	}
+	o.values[key] = v
+}
+
+func (o *object) encode() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kj, _ := marshal(k)
+		b.Write(kj)
+		b.WriteByte(':')
+		b.Write(o.values[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// marshal is json.Marshal without HTML escaping, so that a rule such as
+// Bash(make && make test) reads in the file as it was written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

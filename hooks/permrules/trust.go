@@ -1,0 +1,110 @@
+package permrules
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/cordis-agent/cordis/bridge/trust"
+)
+
+// Trust keeps, in bridge/trust's store, the allow rules of project
+// settings files that the user vouched for. Each rule is its own entry,
+// hashed from its text, under the source "<settings file>#permissions.allow"
+// (beside, not mixed with, the hooks trusted in the same file): a rule
+// edited in the file is a new rule, untrusted until vouched for again.
+type Trust struct {
+	Store *trust.Store
+}
+
+const (
+	trustDialect = "claude-permissions"
+	trustEvent   = "permissions.allow"
+)
+
+func trustSource(settingsPath string) string { return settingsPath + "#" + trustEvent }
+
+func trustEntry(settingsPath, rule string) trust.Hook {
+	return trust.Hook{Dialect: trustDialect, Source: trustSource(settingsPath), Event: trustEvent, Type: "rule", Command: rule}
+}
+
+// Trusted reports whether the user vouched for rule as an allow rule of the
+// settings file at settingsPath. Without a store, or when the store cannot
+// be read, nothing is trusted.
+func (t Trust) Trusted(settingsPath, rule string) bool {
+	return t.Store != nil && t.Store.Trusted(trustEntry(settingsPath, rule))
+}
+
+// Record marks rule as trusted in settingsPath, keeping the trust of the
+// file's other allow rules (the store replaces a source's whole set, and
+// rules no longer in the file drop out of it).
+func (t Trust) Record(settingsPath, rule string) error {
+	if t.Store == nil {
+		return trust.ErrNoStore
+	}
+	keep := []trust.Hook{trustEntry(settingsPath, rule)}
+	perms, err := readSettingsPath(settingsPath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, r := range perms.Allow {
+		if r != rule && t.Trusted(settingsPath, r) {
+			keep = append(keep, trustEntry(settingsPath, r))
+		}
+	}
+	return t.Store.TrustSource(trustDialect, trustSource(settingsPath), keep)
+}
+
+// SaveAllow saves rule as an allow rule of the project at projectDir (in
+// its .claude/settings.local.json, see SaveAllowRule) and records it as
+// trusted, so that it holds in later sessions too.
+func (t Trust) SaveAllow(projectDir, rule string) error {
+	path, err := SaveAllowRule(projectDir, rule)
+	if err != nil {
+		return err
+	}
+	return t.Record(path, rule)
+}
+
+// Discover lists the allow rules of dir's project settings files as
+// entries `cordis hooks trust` trusts and `cordis hooks list` shows.
+func Discover(dir string) []trust.Discovered {
+	var out []trust.Discovered
+	for _, rel := range []string{SharedSettings, LocalSettings} {
+		data, _, err := ReadProjectFile(dir, rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		path := filepath.Join(dir, rel)
+		d := trust.Discovered{Dialect: trustDialect, Path: trustSource(path)}
+		perms, perr := ParsePermissions(data)
+		switch {
+		case err != nil:
+			d.Problems = append(d.Problems, err.Error())
+		case perr != nil:
+			d.Problems = append(d.Problems, "not valid JSON: "+perr.Error())
+		}
+		for _, r := range perms.Allow {
+			if _, err := Parse(r, dir); err != nil {
+				d.Problems = append(d.Problems, err.Error())
+				continue
+			}
+			d.Hooks = append(d.Hooks, trustEntry(path, r))
+		}
+		if len(d.Hooks) > 0 || len(d.Problems) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// readSettingsPath reads the permissions of a project settings file given
+// by its path (<project>/.claude/<name>).
+func readSettingsPath(settingsPath string) (Permissions, error) {
+	dir := filepath.Dir(filepath.Dir(settingsPath))
+	data, _, err := ReadProjectFile(dir, filepath.Join(".claude", filepath.Base(settingsPath)))
+	if err != nil {
+		return Permissions{}, err
+	}
+	return ParsePermissions(data)
+}
