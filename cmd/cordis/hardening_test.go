@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,20 +16,22 @@ import (
 )
 
 // procProbe is a Bash command that tries what a hostile command would
-// against its parent (cordis): read its initial environment, list its
-// open files, and write a forged JSON-RPC frame onto the editor's stream.
+// against its parent (cordis): read its initial environment and its
+// memory, and write a forged JSON-RPC frame onto the editor's stream (a
+// valid one, so that where the test cannot stop it, the transcripts CI
+// validates against the ACP schema stay valid).
 const procProbe = `cat /proc/$PPID/environ > environ.dump 2> environ.err; ` +
-	`ls /proc/$PPID/fd > fd.dump 2> fd.err; ` +
-	`printf '{"jsonrpc":"2.0","id":"forged","method":"session/request_permission","params":{}}\n' 2> forge.err > /proc/$PPID/fd/1; ` +
+	`(exec 3< /proc/$PPID/mem) 2> mem.err; ` +
+	`printf '{"jsonrpc":"2.0","id":"forged","method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[]}}\n' 2> forge.err > /proc/$PPID/fd/1; ` +
 	`cat secret-in-repo.txt; echo probed`
 
 // TestChildrenCannotReachAgentProc runs the probe as a Bash tool call, once
 // as the current user and once (when the tests run as root) with cordis
-// and its children dropped to an ordinary uid. Whatever the user, the key
-// is not in what the child reads from /proc/<cordis>/environ, and the key
-// the child finds in a file does not reach the editor, the session log or
-// the next model request. As an ordinary user the child cannot open
-// cordis's /proc entries at all, so no forged frame reaches the editor.
+// and its children dropped to an ordinary uid. In both the child cannot
+// open cordis's memory or stdout, so no forged frame reaches the
+// editor, and reads no key from its environ; and the key the child finds
+// in a file does not reach the editor, the session log, a hook's input or
+// the next model request.
 func TestChildrenCannotReachAgentProc(t *testing.T) {
 	t.Run("as-is", func(t *testing.T) { probeAgentProc(t, nil) })
 	t.Run("unprivileged", func(t *testing.T) {
@@ -109,18 +112,27 @@ func probeAgentProc(t *testing.T, cred *syscall.Credential) {
 	if strings.Contains(read("environ.dump"), key) {
 		t.Error("a child read the key from /proc/<cordis>/environ")
 	}
-	if cred != nil {
-		if read("environ.err") == "" || read("fd.err") == "" || read("forge.err") == "" {
-			t.Errorf("an unprivileged child opened cordis's /proc entries: environ.err %q, fd.err %q, forge.err %q", read("environ.err"), read("fd.err"), read("forge.err"))
+	// The child cannot open cordis's memory or its stdout: cordis is
+	// not dumpable, and no child holds CAP_SYS_PTRACE (as root, children
+	// are started without it; only a root without CAP_SETPCAP, as in a
+	// trimmed container, cannot drop it). An ordinary user cannot open
+	// environ either; root can (the kernel checks environ, as it does maps,
+	// without asking for CAP_SYS_PTRACE), which is why cordis wipes the key
+	// from it.
+	strict := cred != nil || os.Geteuid() != 0 || haveCapability(8) // CAP_SETPCAP
+	switch {
+	case !strict:
+		t.Logf("root without CAP_SETPCAP: memory readable: %v, frame forged: %v (the key is still wiped and scrubbed)", read("mem.err") == "", read("forge.err") == "")
+	case read("mem.err") == "" || read("forge.err") == "":
+		t.Errorf("a child opened cordis's /proc entries: mem.err %q, forge.err %q", read("mem.err"), read("forge.err"))
+	case (cred != nil || os.Geteuid() != 0) && read("environ.err") == "":
+		t.Error("an unprivileged child read cordis's /proc/<pid>/environ")
+	}
+	for _, f := range e.Frames() {
+		var frame struct{ ID any }
+		if json.Unmarshal(f, &frame) == nil && frame.ID == "forged" {
+			t.Errorf("a forged frame reached the editor: %s", f)
 		}
-		for _, f := range e.Frames() {
-			var frame struct{ ID any }
-			if json.Unmarshal(f, &frame) == nil && frame.ID == "forged" {
-				t.Errorf("a forged frame reached the editor: %s", f)
-			}
-		}
-	} else {
-		t.Logf("as uid %d: environ readable: %v, fd listable: %v, frame forged: %v", os.Geteuid(), read("environ.err") == "", read("fd.err") == "", read("forge.err") == "")
 	}
 	for _, f := range e.Frames() {
 		if bytes.Contains(f, []byte(key)) {
@@ -149,4 +161,21 @@ func probeAgentProc(t *testing.T, cred *syscall.Credential) {
 	if strings.Contains(reqs[1], key) {
 		t.Error("the key reached the model in the tool result")
 	}
+}
+
+// haveCapability reports whether this process has capability bit in its
+// effective set (/proc/self/status CapEff).
+func haveCapability(bit uint) bool {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			var caps uint64
+			fmt.Sscanf(strings.TrimSpace(v), "%x", &caps)
+			return caps&(1<<bit) != 0
+		}
+	}
+	return false
 }

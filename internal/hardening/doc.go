@@ -8,13 +8,17 @@
 //
 // Apply marks the process non-dumpable (prctl PR_SET_DUMPABLE 0): its
 // /proc entries then belong to root and processes of the same ordinary
-// user can no longer read or open them. That does not hold against root
-// (CAP_SYS_PTRACE passes the check), so Apply also overwrites the values
-// of the named variables in the process's initial environment block, which
-// is what /proc/<pid>/environ shows; Go keeps its own copy of the
-// environment, so os.Getenv still works. RELIABILITY.md's threat model
+// user can no longer read or open them. A process with CAP_SYS_PTRACE
+// still passes that check, and every child of a root cordis would have it,
+// so once Apply has run, children are started through Start, on a thread
+// whose capability bounding set lacks CAP_SYS_PTRACE (root only): no
+// program cordis starts can hold it. As a last line, Apply
+// overwrites the values of the named variables in the process's initial
+// environment block, which is what /proc/<pid>/environ shows; Go keeps its
+// own copy of the environment, so os.Getenv still works. RELIABILITY.md's threat model
 // says what holds as root and as an ordinary user.
 //
-// Concurrency: Apply is called once, early in main; it affects the whole
-// process and is not meant to run concurrently with itself.
+// Concurrency: Apply is called once, early in main, before any child is
+// started; it affects the whole process. Start is safe from any goroutine:
+// starts are serialised on the spawner thread.
 package hardening

@@ -23,6 +23,9 @@ func TestApplyInChild(t *testing.T) {
 		if Dumpable() {
 			t.Error("still dumpable after Apply")
 		}
+		if os.Geteuid() == 0 && ChildrenCanPtrace() {
+			t.Error("CAP_SYS_PTRACE is still in the bounding set of a root process")
+		}
 		environ, err := os.ReadFile("/proc/self/environ")
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"errors"
+	"github.com/cordis-agent/cordis/internal/hardening"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -27,7 +28,9 @@ var owned = struct {
 func startOwned(cmd *exec.Cmd) error {
 	owned.Lock()
 	defer owned.Unlock()
-	if err := cmd.Start(); err != nil {
+	// Started on cordis's hardened thread: the child cannot hold
+	// CAP_SYS_PTRACE, which would open cordis's /proc entries to it.
+	if err := hardening.Start(cmd.Start); err != nil {
 		return err
 	}
 	owned.groups[cmd.Process.Pid]++
