@@ -148,3 +148,56 @@ func startProcIn(t *testing.T, modelURL string, o procOpts, fill func(work strin
 	defer func() { startHook = prev }()
 	return startProc(t, modelURL, o)
 }
+
+// TestContextFilesLinkedOutOfTheProject opens cordis on a repository whose
+// AGENTS.md is a symlink to a credentials file outside it and whose
+// CLAUDE.md links to a file inside it. The outside file reaches neither the
+// model nor the session log; the user is told it was skipped; the inside
+// link still works.
+func TestContextFilesLinkedOutOfTheProject(t *testing.T) {
+	ctx := testCtx(t)
+	const secret = "aws_secret_access_key = AKIA-CONTEXT-LINK-SECRET"
+	credentials := filepath.Join(t.TempDir(), "credentials")
+	os.WriteFile(credentials, []byte("[default]\n"+secret+"\n"), 0o600)
+	model := newFakeModel(t, textReply("Done."))
+	p := startProcIn(t, model.srv.URL, procOpts{}, func(work string) {
+		os.Symlink(credentials, filepath.Join(work, "AGENTS.md"))
+		os.MkdirAll(filepath.Join(work, "docs"), 0o755)
+		os.WriteFile(filepath.Join(work, "docs", "rules.md"), []byte("RULES-IN-REPO: tabs, not spaces"), 0o644)
+		os.Symlink("docs/rules.md", filepath.Join(work, "CLAUDE.md"))
+	}, func(string, string) {})
+	p.e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := p.e.NewSession(ctx, p.work).SessionID
+	if _, err := p.e.Prompt(ctx, sid, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	p.e.Close()
+
+	reqs := model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	if strings.Contains(reqs[0], "AKIA-CONTEXT-LINK-SECRET") {
+		t.Error("the linked credentials reached the model")
+	}
+	if !strings.Contains(reqs[0], "RULES-IN-REPO") {
+		t.Error("CLAUDE.md, linked inside the project, did not reach the model")
+	}
+	filepath.WalkDir(p.state, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("AKIA-CONTEXT-LINK-SECRET")) {
+				t.Errorf("the linked credentials reached %s", path)
+			}
+		}
+		return nil
+	})
+	var shown strings.Builder
+	for _, u := range p.e.Updates(sid) {
+		if c, ok := u.(*acp.AgentMessageChunk); ok {
+			shown.WriteString(c.Content.Text)
+		}
+	}
+	if !strings.Contains(shown.String(), "AGENTS.md") {
+		t.Errorf("the user was not told AGENTS.md was skipped: %q", shown.String())
+	}
+}
