@@ -16,7 +16,6 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 )
 
 // Dialect is the trust store's name for Claude Code hooks.
@@ -444,25 +443,7 @@ func (b *Bridge) guardDidNotRun(in *hooks.Input, h handler, res hookproc.Result,
 		v.setPermission(rankDeny, f.Reason())
 	}
 	v.d.SystemMessages = append(v.d.SystemMessages, f.Message(b.guardFailure))
-	if in.Record != nil {
-		in.Record(sessionlog.TypeHookError, hookFailure{
-			Hook: b.name, Event: in.Event, Command: h.command, Source: h.id.Source,
-			ExitCode: res.ExitCode, DurationMs: float64(res.Duration.Microseconds()) / 1000, Error: why,
-		})
-	}
-}
-
-// hookFailure is the session-log record of a guard that could not run;
-// the bridge's other commands still decide, so it is recorded here rather
-// than returned as the bridge's error.
-type hookFailure struct {
-	Hook       string      `json:"hook"`
-	Event      hooks.Event `json:"event"`
-	Command    string      `json:"command"`
-	Source     string      `json:"source"`
-	ExitCode   int         `json:"exitCode"`
-	DurationMs float64     `json:"durationMs"`
-	Error      string      `json:"error"`
+	guard.Record(in, b.name, h.command, h.id.Source, res, why)
 }
 
 func (b *Bridge) logResult(in *hooks.Input, h handler, res hookproc.Result, v verdict) {

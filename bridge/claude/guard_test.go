@@ -17,11 +17,11 @@ import (
 )
 
 // recorded collects what a bridge writes through Input.Record.
-type recorded struct{ failures []hookFailure }
+type recorded struct{ failures []guard.ErrorRecord }
 
 func (r *recorded) input(in *hooks.Input) *hooks.Input {
 	in.Record = func(typ string, data any) {
-		if f, ok := data.(hookFailure); ok && typ == sessionlog.TypeHookError {
+		if f, ok := data.(guard.ErrorRecord); ok && typ == sessionlog.TypeHookError {
 			r.failures = append(r.failures, f)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 )
 
 // Dialect is the trust store's name for Codex hooks.
@@ -553,30 +552,12 @@ func (b *Bridge) run(ctx context.Context, event string, in *hooks.Input) (hooks.
 	return d, nil
 }
 
-// hookFailure is the session-log record of one failed command. The
-// bridge's other commands still decide, so the failure is recorded here
-// rather than returned (which would discard them all).
-type hookFailure struct {
-	Hook       string      `json:"hook"`
-	Event      hooks.Event `json:"event"`
-	Command    string      `json:"command"`
-	Source     string      `json:"source"`
-	ExitCode   int         `json:"exitCode"`
-	DurationMs float64     `json:"durationMs"`
-	Error      string      `json:"error"`
-}
-
 // dialect names the bridge in guard-failure messages.
 var dialect = guard.Dialect{Name: "Codex", Original: "Codex", Plugin: "bridge/codex"}
 
 func (b *Bridge) reportFailure(in *hooks.Input, event string, h *handler, r hookproc.Result, failure string) {
 	b.log.Warn("codex hook failed", "hook", b.name, "event", event, "command", h.command, "source", h.file.path, "session", in.SessionID, "error", failure)
-	if in.Record != nil {
-		in.Record(sessionlog.TypeHookError, hookFailure{
-			Hook: b.name, Event: in.Event, Command: h.command, Source: h.file.path,
-			ExitCode: r.ExitCode, DurationMs: float64(r.Duration.Microseconds()) / 1000, Error: failure,
-		})
-	}
+	guard.Record(in, b.name, h.command, h.file.path, r, failure)
 }
 
 // Problems describes what is wrong with the hook files the bridge has

@@ -175,7 +175,7 @@ func (e *env) run(in *hooks.Input) (hooks.Decision, []string) {
 	var failures []string
 	for _, r := range e.records {
 		if r.typ == sessionlog.TypeHookError {
-			failures = append(failures, r.data.(hookFailure).Error)
+			failures = append(failures, r.data.(guard.ErrorRecord).Error)
 		}
 	}
 	return d, failures

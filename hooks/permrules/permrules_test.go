@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/cordis-agent/cordis/bridge/trust"
@@ -292,4 +293,20 @@ func readString(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A project settings file that is a FIFO is refused, not waited on, both
+// when rules are read and when an "Always allow" answer is saved.
+func TestProjectSettingsFIFO(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, LocalSettings), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	if _, _, err := ReadProjectFile(dir, LocalSettings); err == nil {
+		t.Error("a FIFO was read")
+	}
+	if _, err := SaveAllowRule(dir, "Bash(ls:*)"); err == nil {
+		t.Error("a rule was saved over a FIFO")
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/confine"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,12 +52,14 @@ func ParsePermissions(data []byte) (Permissions, error) {
 // opened through an os.Root on dir, so a .claude folder or file that is a
 // symbolic link out of the project is refused rather than followed.
 func ReadProjectFile(dir, rel string) ([]byte, fs.FileInfo, error) {
-	root, err := os.OpenRoot(dir)
+	dirs := confine.New(dir)
+	defer dirs.Close()
+	p, err := dirs.Locate(filepath.Join(dir, rel))
 	if err != nil {
 		return nil, nil, err
 	}
-	defer root.Close()
-	f, err := root.Open(rel)
+	// Open refuses a FIFO or device without waiting on it.
+	f, err := p.Open()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,15 +68,19 @@ func ReadProjectFile(dir, rel string) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s is not a regular file", filepath.Join(dir, rel))
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsFile+1))
+	if err == nil && len(data) > maxSettingsFile {
+		err = fmt.Errorf("%s is larger than %d bytes", p, maxSettingsFile)
 	}
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(f); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
-	return b.Bytes(), fi, nil
+	return data, fi, nil
 }
+
+// maxSettingsFile caps a project settings file: it is small, and a
+// project's could be endless.
+const maxSettingsFile = 4 << 20
 
 // SaveAllowRule adds rule to permissions.allow in the project's
 // .claude/settings.local.json, where Claude Code keeps a user's "don't ask
@@ -94,12 +102,10 @@ func SaveAllowRule(projectDir, rule string) (string, error) {
 		return path, err
 	}
 	mode := fs.FileMode(0o600)
-	data, err := root.ReadFile(LocalSettings)
+	data, fi, err := ReadProjectFile(projectDir, LocalSettings)
 	switch {
 	case err == nil:
-		if fi, err := root.Stat(LocalSettings); err == nil {
-			mode = fi.Mode().Perm()
-		}
+		mode = fi.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):
 	default:
 		return path, err

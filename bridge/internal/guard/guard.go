@@ -19,7 +19,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/sessionlog"
 )
 
 // Policy is what happens to a call whose guard could not run.
@@ -97,4 +99,30 @@ func (f Failure) Message(p Policy) string {
 func (f Failure) Reason() string {
 	return fmt.Sprintf("The %s hook `%s` could not run (%s), and cordis is set to refuse a call that a guard could not check (guardFailure: deny).",
 		f.Event, f.Command, f.Why)
+}
+
+// ErrorRecord is the session-log record (hook/error) of one hook command
+// that failed, in both dialects. The bridge's other commands of the event
+// still decide, so a bridge records it through Input.Record rather than
+// returning an error (which would discard their decisions).
+type ErrorRecord struct {
+	Hook       string      `json:"hook"`
+	Event      hooks.Event `json:"event"`
+	Command    string      `json:"command"`
+	Source     string      `json:"source"`
+	ExitCode   int         `json:"exitCode"`
+	DurationMs float64     `json:"durationMs"`
+	Error      string      `json:"error"`
+}
+
+// Record writes the hook/error record of command (declared in source) run
+// by the bridge named hook for in, when the loop records.
+func Record(in *hooks.Input, hook, command, source string, res hookproc.Result, why string) {
+	if in.Record == nil {
+		return
+	}
+	in.Record(sessionlog.TypeHookError, ErrorRecord{
+		Hook: hook, Event: in.Event, Command: command, Source: source,
+		ExitCode: res.ExitCode, DurationMs: float64(res.Duration.Microseconds()) / 1000, Error: why,
+	})
 }
