@@ -63,7 +63,7 @@ step "memory, streaming, latency, session/load ($count runs each)"
 step "Go benchmarks (-count $count)"
 go test -p 1 -run '^$' -count "$count" -benchmem \
 	-bench 'SessionUpdate|StreamDeltas|LoadSession|BenchmarkRead$|BenchmarkAppend$|DecodeStream|PipelineToolCall|ToolCallOverhead|ServeToInitialize' \
-	./acp/ ./loop/ ./loop/sessionlog/ ./loop/llm/anthropic/ ./loop/llm/openai/ ./hooks/builtin/ ./bridge/claude/ ./cmd/cordis/ |
+	./acp/ ./loop/ ./sessionlog/ ./llm/anthropic/ ./llm/openai/ ./hooks/builtin/ ./bridge/claude/ ./cmd/cordis/ |
 	tee "$out/gobench.txt" | grep -E '^(Benchmark|ok|FAIL|---)' || true
 
 step "snapshot suite"

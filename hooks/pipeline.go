@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // Pipeline is the Seams the loop calls and the Registrar hooks register

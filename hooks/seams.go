@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/llm"
 )
 
 // Event names a seam. The names are Claude Code's, which both bridges map

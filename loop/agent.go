@@ -15,13 +15,13 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/mcp"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // Config is everything the agent needs; cmd/cordis assembles it from

@@ -20,7 +20,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // codexFile writes a Codex hooks.json with one command per event.

@@ -19,7 +19,7 @@
 // the turn and snapshot-testable.
 //
 // Everything a turn does is appended to the session's log
-// (loop/sessionlog) as it happens; session/load rebuilds the history from
+// (sessionlog) as it happens; session/load rebuilds the history from
 // it and replays it to the editor (load.go), repairing a history a crash
 // cut short. A Claude Code–shaped transcript (loop/transcript) and a Codex
 // rollout (loop/transcript/rollout) are written beside it for hooks that

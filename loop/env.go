@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/cordis-agent/cordis/acp"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // toolEnv builds the environment for one tool call: the editor's file

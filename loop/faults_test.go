@@ -13,9 +13,9 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
+	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm/anthropic"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // The fault-injecting model server: each case scripts the Anthropic SSE

@@ -16,9 +16,9 @@ import (
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm/anthropic"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // modelServer is an httptest server speaking the Anthropic Messages SSE

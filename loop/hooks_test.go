@@ -14,10 +14,10 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/sessionlog"
 	"github.com/google/go-cmp/cmp"
 )
 

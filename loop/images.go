@@ -3,7 +3,7 @@ package loop
 import (
 	"fmt"
 
-	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/llm"
 )
 
 func image(n int) llm.Block {

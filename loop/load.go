@@ -8,10 +8,10 @@ import (
 	"os"
 
 	"github.com/cordis-agent/cordis/acp"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // TypeAgentText logs text cordis itself showed the user (errors, hook

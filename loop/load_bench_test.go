@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // toolTurnBody answers like a model using one tool per prompt: a Read of

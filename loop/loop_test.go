@@ -16,8 +16,8 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm/anthropic"
 	"github.com/sourcegraph/jsonrpc2"
 )
 

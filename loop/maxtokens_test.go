@@ -17,8 +17,8 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm/openai"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm/openai"
 )
 
 // preToolUseLog counts the PreToolUse seam's calls by tool_use_id: a

@@ -8,8 +8,8 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // startMCP connects the session to the MCP servers the editor passed in

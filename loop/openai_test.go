@@ -14,8 +14,8 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
+	"github.com/cordis-agent/cordis/llm/openai"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm/openai"
 )
 
 // A full turn over the OpenAI Chat Completions wire: a streamed tool call

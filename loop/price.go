@@ -3,7 +3,7 @@ package loop
 import (
 	"strings"
 
-	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/llm"
 )
 
 // price is a model's list price in US dollars per million tokens. Cache

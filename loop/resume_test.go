@@ -14,7 +14,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // conversationUpdates are the updates that show the conversation itself

@@ -11,11 +11,11 @@ import (
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // copyInputAndTranscript is a hook command that saves its stdin to

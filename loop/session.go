@@ -8,12 +8,12 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/mcp"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // Permission modes, after Claude Code's.

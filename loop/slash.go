@@ -14,12 +14,12 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/internal/confine"
+	"github.com/cordis-agent/cordis/internal/proc"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/loop/llm"
 	"github.com/cordis-agent/cordis/loop/mcp"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/loop/tools/proc"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // Session log event types of the command system.

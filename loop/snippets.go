@@ -11,7 +11,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // snippetTool is the tool a prompt command's shell snippet is governed

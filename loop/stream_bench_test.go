@@ -16,8 +16,8 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm/anthropic"
 )
 
 // benchEditor is the cheapest possible ACP client for benchmarks: it

@@ -10,11 +10,11 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 const subagentPrompt = `You are a subagent of cordis, started by the main agent to do one task. Work autonomously with your tools, then answer with a concise report of what you found or did: your final message is all the main agent will see.`

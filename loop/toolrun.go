@@ -8,9 +8,9 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // runTools runs the model's tool calls in order and returns one

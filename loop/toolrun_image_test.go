@@ -15,7 +15,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 	"github.com/google/go-cmp/cmp"
 )
 

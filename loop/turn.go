@@ -10,12 +10,12 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 const baseSystemPrompt = `You are cordis, a coding agent working inside the user's editor. You help with software engineering tasks: reading and changing code, running commands, explaining and planning.

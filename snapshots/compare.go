@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
-	"github.com/cordis-agent/cordis/loop/llm/replay/udiff"
+	"github.com/cordis-agent/cordis/internal/udiff"
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 // ReadExpected reads every file under dir (a missing dir: none).

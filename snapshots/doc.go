@@ -1,5 +1,5 @@
 // Package snapshots is the key-free end-to-end net: it runs the real
-// `cordis acp` binary against recorded model responses (loop/llm/replay),
+// `cordis acp` binary against recorded model responses (llm/replay),
 // plays the editor from a scenario manifest, and compares the normalized
 // ACP stdout, the re-persisted session logs, the request sidecars and, where
 // asked, the final workspace with committed expected files.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 // The negative controls: each guard's bad case, shown to fail.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 // Outputs maps expected file names (relative to expected/) to their

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 // DefaultMeta is what a new fixture is recorded with.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 // Scenario is one folder under snapshots/.

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 var (

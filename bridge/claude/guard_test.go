@@ -13,7 +13,7 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // recorded collects what a bridge writes through Input.Record.

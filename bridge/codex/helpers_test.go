@@ -12,7 +12,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // testdataDir is the absolute path of testdata, for commands.

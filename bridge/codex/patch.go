@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	// The line diff shared with the replay provider's unified diffs.
-	"github.com/cordis-agent/cordis/loop/llm/replay/udiff"
+	"github.com/cordis-agent/cordis/internal/udiff"
 )
 
 // Codex's apply_patch envelope. cordis's Edit and Write calls are shown to

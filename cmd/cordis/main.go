@@ -16,9 +16,9 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/internal/hardening"
+	subproc "github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/loop"
-	subproc "github.com/cordis-agent/cordis/loop/tools/proc"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); a

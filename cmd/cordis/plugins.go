@@ -17,13 +17,13 @@ import (
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	subproc "github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/secrets"
+	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/anthropic"
+	"github.com/cordis-agent/cordis/llm/openai"
+	"github.com/cordis-agent/cordis/llm/replay"
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/llm/anthropic"
-	"github.com/cordis-agent/cordis/loop/llm/openai"
-	"github.com/cordis-agent/cordis/loop/llm/replay"
-	subproc "github.com/cordis-agent/cordis/loop/tools/proc"
 )
 
 // builtinDefault is the configuration cordis runs when no config file is

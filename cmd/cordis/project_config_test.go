@@ -11,7 +11,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks/builtin"
-	"github.com/cordis-agent/cordis/loop/llm/anthropic"
+	"github.com/cordis-agent/cordis/llm/anthropic"
 )
 
 func writeProject(t *testing.T, content string) (dir string) {

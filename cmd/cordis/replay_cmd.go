@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cordis-agent/cordis/loop/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay"
 	"github.com/cordis-agent/cordis/snapshots"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // allOn configures every built-in so that each one runs on a tool call.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/google/go-cmp/cmp"
 )
 

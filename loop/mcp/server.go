@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/tools/proc"
+	"github.com/cordis-agent/cordis/internal/proc"
 )
 
 // server is one configured MCP server and its connection.

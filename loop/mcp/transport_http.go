@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/llm/sse"
+	"github.com/cordis-agent/cordis/llm/sse"
 )
 
 // streamableTransport is MCP's streamable HTTP transport (2025-03-26 and

@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cordis-agent/cordis/loop/llm/sse"
+	"github.com/cordis-agent/cordis/llm/sse"
 )
 
 // sseTransport is the HTTP+SSE transport of MCP 2024-11-05: a GET opens an

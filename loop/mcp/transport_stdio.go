@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/cordis-agent/cordis/loop/tools/proc"
+	"github.com/cordis-agent/cordis/internal/proc"
 )
 
 // stdioTransport speaks to a server process over its standard input and

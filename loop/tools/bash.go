@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/tools/proc"
+	"github.com/cordis-agent/cordis/internal/proc"
 )
 
 // BashInput is the Bash tool's input (Claude Code's shape, without

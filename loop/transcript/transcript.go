@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // ErrClosed is returned by Append after Close.

@@ -21,7 +21,7 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // Policy is what happens to a call whose guard could not run.

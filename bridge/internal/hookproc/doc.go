@@ -25,7 +25,7 @@
 //		// res.ExitCode, res.Stdout, res.Stderr
 //	}
 //
-// Processes are run by loop/tools/proc, the runner the Bash tool uses: a
+// Processes are run by internal/proc, the runner the Bash tool uses: a
 // timeout or the cancellation of ctx sends SIGTERM to the whole group and,
 // after Grace, SIGKILL. When Run returns, every process of the group is
 // gone, including processes the command left behind (`sleep 100 &`).

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/tools/proc"
+	"github.com/cordis-agent/cordis/internal/proc"
 )
 
 // DefaultOutputLimit is the per-stream capture cap when Command.OutputLimit
@@ -158,7 +158,7 @@ func (r Result) NotRun() string {
 	return ""
 }
 
-// Run starts c in its own process group (through loop/tools/proc, which
+// Run starts c in its own process group (through internal/proc, which
 // also runs the Bash tool), waits for it, kills whatever is left of the
 // group and returns the outcome. It returns once the group's processes are
 // gone.

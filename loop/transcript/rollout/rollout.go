@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/llm"
-	"github.com/cordis-agent/cordis/loop/sessionlog"
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/transcript"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // ErrClosed is returned by the writing methods after Close.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordis-agent/cordis/loop/llm"
+	"github.com/cordis-agent/cordis/llm"
 )
 
 func testOptions() Options {

@@ -1,0 +1,255 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/internal/jsonrepair"
+	"github.com/cordis-agent/cordis/llm/sse"
+)
+
+// chunk is one streamed chat.completion.chunk (or an error object).
+type chunk struct {
+	ID      string `json:"id"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
+			Refusal          *string `json:"refusal"`
+			ToolCalls        []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"` // DeepSeek
+	} `json:"usage"`
+	Error *apiError `json:"error"`
+}
+
+// apiError is the "error" object of HTTP error bodies and error chunks.
+// Code is a string or a number depending on the server.
+type apiError struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+func (e *apiError) code() string {
+	var s string
+	if json.Unmarshal(e.Code, &s) == nil {
+		return s
+	}
+	return string(e.Code)
+}
+
+// blockState is a block being assembled; args accumulates tool call
+// argument fragments, text a text or thinking block (result sets Text or
+// Thinking from it: appending to the string would copy the whole block on
+// every delta, quadratic in the length of the answer).
+type blockState struct {
+	block llm.Block
+	args  []byte
+	text  []byte
+}
+
+type decoder struct {
+	sink     func(llm.Delta)
+	resp     llm.Response
+	started  bool
+	blocks   []*blockState // in order of first appearance
+	text     int           // index of the text block, -1 before it exists
+	thinking int           // index of the thinking block, -1 before it exists
+	tools    map[int]int   // tool call index -> block index
+	finish   string        // last finish_reason
+	// latest is the index of the block that received the latest delta:
+	// with finish_reason length it is the one the limit cut off.
+	latest int
+}
+
+func newDecoder(sink func(llm.Delta)) *decoder {
+	if sink == nil {
+		sink = func(llm.Delta) {}
+	}
+	return &decoder{sink: sink, text: -1, thinking: -1, tools: map[int]int{}, latest: -1}
+}
+
+// decodeStream reads chunks until "data: [DONE]". A body that ends after a
+// finish_reason but without [DONE] is accepted (some servers omit it);
+// otherwise an early end is ErrStream. Failures return the partial response
+// (nil when nothing arrived).
+func decodeStream(r io.Reader, sink func(llm.Delta)) (*llm.Response, error) {
+	d := newDecoder(sink)
+	events := sse.NewReader(r)
+	for {
+		ev, err := events.Next()
+		if err == io.EOF {
+			if d.finish != "" {
+				return d.result(), nil
+			}
+			return d.partial(), &llm.Error{Kind: llm.ErrStream, Message: "stream ended before [DONE]"}
+		}
+		if err != nil {
+			return d.partial(), &llm.Error{Kind: llm.ErrStream, Message: "reading stream: " + err.Error(), Err: err}
+		}
+		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
+			return d.result(), nil
+		}
+		if err := d.handle(ev.Data); err != nil {
+			return d.partial(), err
+		}
+	}
+}
+
+func (d *decoder) handle(data []byte) error {
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return &llm.Error{Kind: llm.ErrStream, Message: fmt.Sprintf("malformed chunk: %v", err), Err: err}
+	}
+	if c.Error != nil {
+		return &llm.Error{Kind: kindForError(c.Error, 0), StatusCode: 200, Message: c.Error.Message}
+	}
+	d.started = true
+	if d.resp.ID == "" {
+		d.resp.ID = c.ID
+	}
+	if d.resp.Model == "" {
+		d.resp.Model = c.Model
+	}
+	if u := c.Usage; u != nil {
+		cached := 0
+		switch {
+		case u.PromptTokensDetails != nil:
+			cached = u.PromptTokensDetails.CachedTokens
+		case u.PromptCacheHitTokens != nil:
+			cached = *u.PromptCacheHitTokens
+		}
+		cached = min(max(cached, 0), u.PromptTokens)
+		d.resp.Usage = llm.Usage{
+			InputTokens:          u.PromptTokens - cached,
+			CacheReadInputTokens: cached,
+			OutputTokens:         u.CompletionTokens,
+		}
+	}
+	for _, choice := range c.Choices {
+		if choice.Index != 0 {
+			continue // we never ask for n > 1
+		}
+		delta := choice.Delta
+		for _, reasoning := range []*string{delta.ReasoningContent, delta.Reasoning} {
+			if reasoning != nil && *reasoning != "" {
+				i := d.ensure(&d.thinking, llm.BlockThinking)
+				d.blocks[i].text = append(d.blocks[i].text, *reasoning...)
+				d.latest = i
+				d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: i, Text: *reasoning})
+			}
+		}
+		for _, text := range []*string{delta.Content, delta.Refusal} {
+			if text != nil && *text != "" {
+				i := d.ensure(&d.text, llm.BlockText)
+				d.blocks[i].text = append(d.blocks[i].text, *text...)
+				d.latest = i
+				d.sink(llm.Delta{Kind: llm.DeltaText, Index: i, Text: *text})
+			}
+		}
+		if delta.Refusal != nil && *delta.Refusal != "" {
+			d.finish = "content_filter"
+		}
+		for _, tc := range delta.ToolCalls {
+			i, ok := d.tools[tc.Index]
+			if !ok {
+				i = len(d.blocks)
+				id := tc.ID
+				if id == "" {
+					id = "call_" + strconv.Itoa(i) // some local servers send no id
+				}
+				d.blocks = append(d.blocks, &blockState{block: llm.Block{Type: llm.BlockToolUse, ID: id}})
+				d.tools[tc.Index] = i
+			}
+			b := &d.blocks[i].block
+			if b.Name == "" && tc.Function.Name != "" {
+				b.Name = tc.Function.Name
+				d.sink(llm.Delta{Kind: llm.DeltaToolUse, Index: i, ID: b.ID, Name: b.Name})
+			}
+			d.blocks[i].args = append(d.blocks[i].args, tc.Function.Arguments...)
+			d.latest = i
+		}
+		if choice.FinishReason != nil && *choice.FinishReason != "" && d.finish != "content_filter" {
+			d.finish = *choice.FinishReason
+		}
+	}
+	return nil
+}
+
+// ensure returns the index of the block *slot points at, creating it.
+func (d *decoder) ensure(slot *int, t llm.BlockType) int {
+	if *slot < 0 {
+		*slot = len(d.blocks)
+		d.blocks = append(d.blocks, &blockState{block: llm.Block{Type: t}})
+	}
+	return *slot
+}
+
+func (d *decoder) result() *llm.Response {
+	resp := d.resp
+	resp.Content = make([]llm.Block, 0, len(d.blocks))
+	hasTools := false
+	for i, b := range d.blocks {
+		block := b.block
+		switch block.Type {
+		case llm.BlockText:
+			block.Text = string(b.text)
+		case llm.BlockThinking:
+			block.Thinking = string(b.text)
+		}
+		if block.Type == llm.BlockToolUse {
+			hasTools = true
+			block.Input, block.Text = jsonrepair.ToolInput(string(b.args))
+			if d.finish == "length" && i == d.latest {
+				// Cut off by the output limit while streaming: never
+				// runnable, whatever the arguments parse or repair to.
+				block.Input, block.Text = nil, string(b.args)
+			}
+		}
+		resp.Content = append(resp.Content, block)
+	}
+	switch d.finish {
+	case "tool_calls", "function_call":
+		resp.StopReason = llm.StopToolUse
+	case "length":
+		resp.StopReason = llm.StopMaxTokens
+	case "content_filter":
+		resp.StopReason = llm.StopRefusal
+	default:
+		resp.StopReason = llm.StopEndTurn
+	}
+	if hasTools && resp.StopReason == llm.StopEndTurn {
+		resp.StopReason = llm.StopToolUse
+	}
+	return &resp
+}
+
+func (d *decoder) partial() *llm.Response {
+	if !d.started {
+		return nil
+	}
+	return d.result()
+}
