@@ -183,7 +183,9 @@ type Error struct {
 	Message    string
 	// Retryable is true when the provider's own retry policy would retry.
 	Retryable bool
-	Err       error
+	// KeyEnv names the environment variable to set, for ErrMissingAPIKey.
+	KeyEnv string
+	Err    error
 }
 
 func (e *Error) Error() string {

@@ -184,18 +184,11 @@ func (a *Agent) missingKeyEnv() string {
 	if !ok {
 		return ""
 	}
-	err := cc.CheckCredentials()
-	var e *llm.Error
-	if err == nil || !errors.As(err, &e) {
+	e, ok := errors.AsType[*llm.Error](cc.CheckCredentials())
+	if !ok {
 		return ""
 	}
-	for _, f := range strings.Fields(e.Message) {
-		f = strings.Trim(f, ".,:;'\"`")
-		if f != "" && strings.ToUpper(f) == f && strings.Contains(f, "_") {
-			return f
-		}
-	}
-	return "ANTHROPIC_API_KEY"
+	return e.KeyEnv
 }
 
 func (a *Agent) authError() error {
@@ -271,7 +264,7 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 	}
 	s.rollout = rw
 	if !existing {
-		s.record(sessionlog.TypeSessionStart, sessionStartData{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
+		s.record(sessionStartEvent{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
 	}
 	a.mu.Lock()
 	if old := a.sessions[id]; old != nil {
@@ -411,7 +404,7 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionC
 		s.mu.Lock()
 		s.model = value
 		s.mu.Unlock()
-		s.record(sessionlog.TypeConfigChange, map[string]string{"configId": configModel, "value": value})
+		s.record(configChangeEvent{ConfigID: configModel, Value: value})
 	default:
 		return nil, acp.InvalidParams("field \"configId\": unknown config option %q (valid: %s, %s)", req.ConfigID, configMode, configModel)
 	}

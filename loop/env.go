@@ -5,7 +5,6 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // toolEnv builds the environment for one tool call: the editor's file
@@ -24,7 +23,7 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 			for i, it := range items {
 				entries[i] = acp.PlanEntry{Content: it.Content, Status: it.Status, Priority: firstNonEmpty(it.Priority, "medium")}
 			}
-			r.record(sessionlog.TypePlan, entries)
+			r.record(planEvent(entries))
 			s.notify(ctx, acp.PlanUpdate{Entries: entries})
 			return nil
 		},

@@ -328,7 +328,7 @@ func TestBuiltinContextMonitorWarnsThenRequestsCompaction(t *testing.T) {
 	}
 	events := logEvents(t, h.state, sid, "")
 	var texts []string
-	for _, d := range logData(events, loop.TypeAgentText) {
+	for _, d := range logData(events, sessionlog.TypeAgentText) {
 		texts = append(texts, d["text"].(string))
 	}
 	if len(texts) != 3 || !strings.Contains(texts[0], "62%") || !strings.Contains(texts[2], "Compacted") {

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -14,13 +13,9 @@ import (
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
-// TypeAgentText logs text cordis itself showed the user (errors, hook
-// messages), so load replays it.
-const TypeAgentText = "agent/text"
-
 // say shows text cordis itself produced and logs it for replay.
 func (s *Session) say(ctx context.Context, text string) {
-	s.record(TypeAgentText, map[string]string{"text": text})
+	s.record(agentTextEvent{Text: text})
 	s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(text)})
 }
 
@@ -100,125 +95,112 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 			}
 		}
 	}
-	data := map[string]any{"cwd": cwd, "events": len(events), "warnings": warnings}
-	if !replay {
-		data["resumed"] = true
-	}
-	s.record(sessionlog.TypeSessionLoad, data)
+	s.record(sessionLoadEvent{Cwd: cwd, Events: len(events), Warnings: warnings, Resumed: !replay})
 	s.queueSessionStart(ctx, "resume")
 	return s, nil
 }
 
 // restore rebuilds the conversation from the log and, with replay,
 // replays it to the editor as session/update notifications, in log order.
+// Each event is read with the type that wrote it (events.go); one that
+// does not decode is skipped, as before typed events.
 func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay bool) {
-	show := func(u acp.SessionUpdate) {
+	rs := restorer{s: s, show: func(u acp.SessionUpdate) {
 		if replay {
 			s.notify(ctx, u)
 		}
-	}
-	var history []llm.Message
+	}}
 	for _, ev := range events {
-		switch ev.Type {
-		case sessionlog.TypeMessage:
-			var m llm.Message
-			if json.Unmarshal(ev.Data, &m) != nil {
-				continue
-			}
-			history = append(history, m)
-			if m.Role != llm.RoleAssistant {
-				continue
-			}
-			for _, b := range m.Content {
-				switch b.Type {
-				case llm.BlockText:
-					show(acp.AgentMessageChunk{Content: acp.TextBlock(b.Text)})
-				case llm.BlockThinking:
-					show(acp.AgentThoughtChunk{Content: acp.TextBlock(b.Thinking)})
-				}
-			}
-		case sessionlog.TypeUserPrompt:
-			var p struct {
-				Content []acp.ContentBlock `json:"content"`
-			}
-			if json.Unmarshal(ev.Data, &p) != nil {
-				continue
-			}
-			for _, b := range p.Content {
-				show(acp.UserMessageChunk{Content: b})
-			}
-		case TypeAgentText:
-			var t struct {
-				Text string `json:"text"`
-			}
-			if json.Unmarshal(ev.Data, &t) == nil {
-				show(acp.AgentMessageChunk{Content: acp.TextBlock(t.Text)})
-			}
-		case sessionlog.TypeToolCall:
-			var t toolEvent
-			if json.Unmarshal(ev.Data, &t) == nil {
-				show(acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
-			}
-		case sessionlog.TypeToolResult:
-			var t toolResultEvent
-			if json.Unmarshal(ev.Data, &t) == nil {
-				show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
-			}
-		case sessionlog.TypePlan:
-			var entries []acp.PlanEntry
-			if json.Unmarshal(ev.Data, &entries) == nil {
-				show(acp.PlanUpdate{Entries: entries})
-			}
-		case sessionlog.TypeModeChange:
-			var m struct {
-				Mode string `json:"mode"`
-			}
-			if json.Unmarshal(ev.Data, &m) == nil && m.Mode != "" {
-				s.mode = m.Mode
-			}
-		case sessionlog.TypeConfigChange:
-			var c struct {
-				ConfigID string `json:"configId"`
-				Value    string `json:"value"`
-			}
-			if json.Unmarshal(ev.Data, &c) == nil && c.ConfigID == configModel {
-				s.model = c.Value
-			}
-		case sessionlog.TypeTurnStart:
-			s.turnSeq++
-		case sessionlog.TypeModelResponse:
-			// The session's usage (and so its budget) survives a restart.
-			var r struct {
-				Usage   llm.Usage `json:"usage"`
-				Model   string    `json:"model"`
-				Partial bool      `json:"partial"`
-			}
-			if json.Unmarshal(ev.Data, &r) == nil && !r.Partial {
-				s.mu.Lock()
-				s.addUsage(r.Usage, firstNonEmpty(r.Model, s.model))
-				s.mu.Unlock()
-			}
-		case TypeClear:
-			history = nil
-		case TypeTruncate:
-			var t struct {
-				Keep int `json:"keep"`
-			}
-			if json.Unmarshal(ev.Data, &t) == nil && t.Keep >= 0 && t.Keep < len(history) {
-				history = history[:t.Keep]
-			}
-		case TypeCompaction:
-			var c struct {
-				Summary string `json:"summary"`
-			}
-			if json.Unmarshal(ev.Data, &c) == nil {
-				history = []llm.Message{compactedMessage(c.Summary)}
-			}
-		}
+		rs.apply(ev)
 	}
 	s.mu.Lock()
-	s.history = repairHistory(history)
+	s.history = repairHistory(rs.history)
 	s.mu.Unlock()
+}
+
+// restorer is the state restore builds up.
+type restorer struct {
+	s       *Session
+	show    func(acp.SessionUpdate)
+	history []llm.Message
+}
+
+// apply restores one event: the history, what the editor is shown, and the
+// session's mode, model, turn count and usage.
+func (rs *restorer) apply(ev sessionlog.Event) {
+	s := rs.s
+	switch ev.Type {
+	case sessionlog.TypeMessage:
+		if m, ok := decodeEvent[messageEvent](ev); ok {
+			rs.message(m.Message)
+		}
+	case sessionlog.TypeUserPrompt:
+		if p, ok := decodeEvent[userPromptEvent](ev); ok {
+			for _, b := range p.Content {
+				rs.show(acp.UserMessageChunk{Content: b})
+			}
+		}
+	case sessionlog.TypeAgentText:
+		if t, ok := decodeEvent[agentTextEvent](ev); ok {
+			rs.show(acp.AgentMessageChunk{Content: acp.TextBlock(t.Text)})
+		}
+	case sessionlog.TypeToolCall:
+		if t, ok := decodeEvent[toolCallEvent](ev); ok {
+			rs.show(acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
+		}
+	case sessionlog.TypeToolResult:
+		if t, ok := decodeEvent[toolResultLogEvent](ev); ok {
+			rs.show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
+		}
+	case sessionlog.TypePlan:
+		if entries, ok := decodeEvent[planEvent](ev); ok {
+			rs.show(acp.PlanUpdate{Entries: entries})
+		}
+	case sessionlog.TypeModeChange:
+		if m, ok := decodeEvent[modeChangeEvent](ev); ok && m.Mode != "" {
+			s.mode = m.Mode
+		}
+	case sessionlog.TypeConfigChange:
+		if c, ok := decodeEvent[configChangeEvent](ev); ok && c.ConfigID == configModel {
+			s.model = c.Value
+		}
+	case sessionlog.TypeTurnStart:
+		s.turnSeq++
+	case sessionlog.TypeModelResponse:
+		// The session's usage (and so its budget) survives a restart.
+		if r, ok := decodeEvent[modelResponseEvent](ev); ok && !r.Partial {
+			s.mu.Lock()
+			s.addUsage(r.Usage, firstNonEmpty(r.Model, s.model))
+			s.mu.Unlock()
+		}
+	case sessionlog.TypeClear:
+		rs.history = nil
+	case sessionlog.TypeTruncate:
+		if t, ok := decodeEvent[truncateEvent](ev); ok && t.Keep >= 0 && t.Keep < len(rs.history) {
+			rs.history = rs.history[:t.Keep]
+		}
+	case sessionlog.TypeCompaction:
+		if c, ok := decodeEvent[compactionEvent](ev); ok {
+			rs.history = []llm.Message{compactedMessage(c.Summary)}
+		}
+	}
+}
+
+// message adds a history message and shows an assistant's text and
+// thinking.
+func (rs *restorer) message(m llm.Message) {
+	rs.history = append(rs.history, m)
+	if m.Role != llm.RoleAssistant {
+		return
+	}
+	for _, b := range m.Content {
+		switch b.Type {
+		case llm.BlockText:
+			rs.show(acp.AgentMessageChunk{Content: acp.TextBlock(b.Text)})
+		case llm.BlockThinking:
+			rs.show(acp.AgentThoughtChunk{Content: acp.TextBlock(b.Thinking)})
+		}
+	}
 }
 
 // repairHistory makes a history cut short by a crash valid again: every

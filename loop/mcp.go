@@ -9,7 +9,6 @@ import (
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // startMCP connects the session to the MCP servers the editor passed in
@@ -49,19 +48,11 @@ func (s *Session) startMCP(ctx context.Context, servers []acp.MCPServer) {
 		m.Close()
 		return
 	}
-	type serverStatus struct {
-		Name      string `json:"name"`
-		Transport string `json:"transport"`
-		OK        bool   `json:"ok"`
-		Tools     int    `json:"tools"`
-		Prompts   int    `json:"prompts"`
-		Error     string `json:"error,omitempty"`
-	}
 	var list []serverStatus
 	for _, st := range m.Status() {
 		list = append(list, serverStatus{Name: st.Name, Transport: st.Transport, OK: st.OK, Tools: st.Tools, Prompts: st.Prompts, Error: st.Err})
 	}
-	s.record(sessionlog.TypeNotice, map[string]any{"kind": "mcpServers", "servers": list})
+	s.record(mcpServersNotice{Kind: "mcpServers", Servers: list})
 }
 
 // toolCallKey is the context key of the id of the tool call a tool runs
@@ -125,7 +116,7 @@ func (s *Session) reportMCPFailures(ctx context.Context, atTurn bool) {
 	}
 	if notices {
 		for _, f := range fails {
-			s.record(sessionlog.TypeNotice, map[string]any{"kind": "mcpUnavailable", "message": f})
+			s.record(mcpUnavailableNotice{Kind: "mcpUnavailable", Message: f})
 			s.notify(ctx, acp.NoticeUpdate{Severity: "warning", Title: "MCP server unavailable", Description: f})
 		}
 		return

@@ -85,14 +85,6 @@ type Session struct {
 	advertisedMCP uint64
 }
 
-type sessionStartData struct {
-	SessionID             string   `json:"sessionId"`
-	Cwd                   string   `json:"cwd"`
-	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
-	Model                 string   `json:"model"`
-	Mode                  string   `json:"mode"`
-}
-
 func (s *Session) modeState() *acp.SessionModeState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -125,7 +117,7 @@ func (s *Session) setMode(mode string) error {
 			s.mu.Lock()
 			s.mode = mode
 			s.mu.Unlock()
-			s.record(sessionlog.TypeModeChange, map[string]string{"mode": mode})
+			s.record(modeChangeEvent{Mode: mode})
 			return nil
 		}
 	}
@@ -142,7 +134,11 @@ func (s *Session) notify(ctx context.Context, u acp.SessionUpdate) {
 
 // record appends an event to the session log. A failing disk is reported
 // once per event in the agent log; the turn goes on.
-func (s *Session) record(typ string, data any) {
+func (s *Session) record(ev logEvent) { s.recordRaw(ev.logType(), ev) }
+
+// recordRaw appends data as an event of type typ: for the events hooks
+// record through hooks.Input.Record.
+func (s *Session) recordRaw(typ string, data any) {
 	if _, err := s.log.Append(typ, data); err != nil {
 		s.agent.log.Error("session log append failed", "session", s.id, "type", typ, "error", err)
 	}
@@ -182,7 +178,7 @@ func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	s.mu.Unlock()
 	in.ContextWindow = s.agent.cfg.ContextWindow
 	if in.Record == nil {
-		in.Record = s.record
+		in.Record = s.recordRaw
 	}
 	return s.agent.cfg.Hooks.Run(ctx, in)
 }

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -19,19 +20,7 @@ import (
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/sessionlog"
 )
-
-// Session log event types of the command system.
-const (
-	TypeClear      = "context/clear"
-	TypeCompaction = "context/compaction"
-)
-
-type sessionKey struct{}
-
-// sessionFrom returns the session a built-in command runs for.
-func sessionFrom(ctx context.Context) *Session { return ctx.Value(sessionKey{}).(*Session) }
 
 // commandIn reports whether a prompt is a slash command: its first block
 // is text that parses as one.
@@ -109,7 +98,7 @@ func (s *Session) refreshCommands(ctx context.Context) {
 func (s *Session) runCommand(ctx context.Context, name, args string) (commands.Intent, *commands.Prompt) {
 	set, _ := s.commandSet()
 	c, ok := set.Lookup(name)
-	s.record(sessionlog.TypeCommand, map[string]any{"name": name, "args": args, "known": ok})
+	s.record(commandEvent{Name: name, Args: args, Known: ok})
 	if !ok {
 		msg := fmt.Sprintf("Unknown command /%s.", name)
 		if sugg := set.Suggest(name); len(sugg) > 0 {
@@ -117,11 +106,15 @@ func (s *Session) runCommand(ctx context.Context, name, args string) (commands.I
 		}
 		return commands.ShowError{Message: msg + " Type /help to see the commands."}, nil
 	}
-	ctx = context.WithValue(ctx, sessionKey{}, s)
 	switch c := c.(type) {
 	case *commands.Local:
 		if !c.ReadOnly && s.busy() {
 			return commands.ShowError{Message: fmt.Sprintf("/%s changes the conversation, so it cannot run while a turn is in progress. Cancel the turn first, then run it again.", c.Name)}, nil
+		}
+		if c.Source == commands.SourceBuiltin {
+			if run, ok := builtinRunners[c.Name]; ok {
+				return run(ctx, s, args), nil
+			}
 		}
 		return c.Run(ctx, &commands.Invocation{Name: name, Args: args, Cwd: s.cwd}), nil
 	case *commands.Prompt:
@@ -195,7 +188,7 @@ func (s *Session) clearConversation(ctx context.Context) {
 	n := len(s.history)
 	s.history = nil
 	s.mu.Unlock()
-	s.record(TypeClear, map[string]any{"messagesDropped": n})
+	s.record(clearEvent{MessagesDropped: n})
 	s.queueSessionStart(ctx, "clear")
 	s.say(ctx, fmt.Sprintf("Started a new conversation (%d earlier messages cleared from the model's context; they stay in the session log).", n))
 }
@@ -228,7 +221,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	// needs what happened, not the wire shapes.
 	msgs := mergeAdjacent(append(flattenForSummary(history), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(ask)}}))
 	req := &llm.Request{Model: model, MaxTokens: s.agent.cfg.MaxTokens, System: []string{"You write precise summaries of coding sessions."}, Messages: msgs}
-	s.record(sessionlog.TypeModelRequest, map[string]any{"model": model, "messages": len(msgs), "purpose": "compaction"})
+	s.record(compactionRequestEvent{Model: model, Messages: len(msgs), Purpose: "compaction"})
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(llm.Delta) {})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -239,7 +232,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	}
 	// The summary call is billed like any other: it counts in /status,
 	// /budget and budget-check, and load rebuilds it from the log.
-	s.record(sessionlog.TypeModelResponse, map[string]any{"stopReason": resp.StopReason, "usage": resp.Usage, "model": resp.Model, "purpose": "compaction"})
+	s.record(compactionResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Purpose: "compaction"})
 	s.mu.Lock()
 	s.addUsage(resp.Usage, firstNonEmpty(resp.Model, model))
 	totals := s.totals
@@ -268,7 +261,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
 	}
 	s.notify(ctx, up)
-	s.record(TypeCompaction, map[string]any{"summary": text, "messagesBefore": len(history), "trigger": trigger, "instructions": instructions})
+	s.record(compactionEvent{Summary: text, MessagesBefore: len(history), Trigger: trigger, Instructions: instructions})
 	s.queueSessionStart(ctx, "compact")
 	s.say(ctx, fmt.Sprintf("Compacted the conversation: %d messages replaced by a summary of %d characters.", len(history), len(text)))
 	return acp.StopEndTurn
@@ -314,32 +307,58 @@ func compactedMessage(summary string) llm.Message {
 
 // builtinCommands are cordis's own commands. They find their session in
 // the context (runCommand puts it there).
-func builtinCommands() []commands.Command {
-	local := func(name, desc, hint string, readOnly bool, run func(ctx context.Context, s *Session, args string) commands.Intent, aliases ...string) commands.Command {
-		return &commands.Local{
-			Spec: commands.Spec{Name: name, Description: desc, ArgumentHint: hint, Source: commands.SourceBuiltin, ReadOnly: readOnly, Aliases: aliases},
-			Run: func(ctx context.Context, inv *commands.Invocation) commands.Intent {
-				return run(ctx, sessionFrom(ctx), inv.Args)
-			},
-		}
-	}
-	return []commands.Command{
-		local("help", "List the slash commands, or describe one", "[command]", true, cmdHelp, "?"),
-		local("status", "Show the session: model, mode, turns, tokens, hooks", "", true, cmdStatus),
-		local("clear", "Start a new conversation in this session", "", false, func(context.Context, *Session, string) commands.Intent {
+// builtinCommand is a built-in slash command: its spec for the registry
+// and the session method that runs it.
+type builtinCommand struct {
+	spec commands.Spec
+	run  func(ctx context.Context, s *Session, args string) commands.Intent
+}
+
+func builtin(name, desc, hint string, readOnly bool, run func(ctx context.Context, s *Session, args string) commands.Intent, aliases ...string) builtinCommand {
+	return builtinCommand{spec: commands.Spec{Name: name, Description: desc, ArgumentHint: hint, Source: commands.SourceBuiltin, ReadOnly: readOnly, Aliases: aliases}, run: run}
+}
+
+// builtinTable lists the built-in commands, in /help order.
+func builtinTable() []builtinCommand {
+	return []builtinCommand{
+		builtin("help", "List the slash commands, or describe one", "[command]", true, cmdHelp, "?"),
+		builtin("status", "Show the session: model, mode, turns, tokens, hooks", "", true, cmdStatus),
+		builtin("clear", "Start a new conversation in this session", "", false, func(context.Context, *Session, string) commands.Intent {
 			return commands.ClearConversation{}
 		}),
-		local("compact", "Replace the conversation with a summary to free context", "[instructions]", false, func(_ context.Context, _ *Session, args string) commands.Intent {
+		builtin("compact", "Replace the conversation with a summary to free context", "[instructions]", false, func(_ context.Context, _ *Session, args string) commands.Intent {
 			return commands.CompactConversation{Instructions: args}
 		}),
-		local("hooks", "List the hooks by seam; enable or disable one", "[enable|disable NAME]", true, cmdHooks),
-		local("budget", "Show the session's token and cost use", "", true, cmdBudget),
-		local("model", "Show or switch the model", "[model]", false, cmdModel),
-		local("mode", "Show or switch the permission mode", "[default|acceptEdits|plan|bypassPermissions]", false, cmdMode),
-		local("export", "Write the conversation to a file", "[md|json] [path]", true, cmdExport),
-		local("doctor", "Check configuration, hooks, commands and the model provider", "", true, cmdDoctor),
-		local("reload", "Reload command files and re-advertise the command list", "", true, cmdReload),
+		builtin("hooks", "List the hooks by seam; enable or disable one", "[enable|disable NAME]", true, cmdHooks),
+		builtin("budget", "Show the session's token and cost use", "", true, cmdBudget),
+		builtin("model", "Show or switch the model", "[model]", false, cmdModel),
+		builtin("mode", "Show or switch the permission mode", "[default|acceptEdits|plan|bypassPermissions]", false, cmdMode),
+		builtin("export", "Write the conversation to a file", "[md|json] [path]", true, cmdExport),
+		builtin("doctor", "Check configuration, hooks, commands and the model provider", "", true, cmdDoctor),
+		builtin("reload", "Reload command files and re-advertise the command list", "", true, cmdReload),
 	}
+}
+
+// builtinRunners runs a built-in command by name for a session; the
+// registry only knows their specs (a command's Run has no session).
+var builtinRunners = func() map[string]func(context.Context, *Session, string) commands.Intent {
+	m := map[string]func(context.Context, *Session, string) commands.Intent{}
+	for _, b := range builtinTable() {
+		m[b.spec.Name] = b.run
+	}
+	return m
+}()
+
+// builtinCommands are the built-in commands for the registry. The loop
+// runs them itself (runCommand), with the session they are for.
+func builtinCommands() []commands.Command {
+	var out []commands.Command
+	for _, b := range builtinTable() {
+		out = append(out, &commands.Local{Spec: b.spec, Run: func(context.Context, *commands.Invocation) commands.Intent {
+			return commands.ShowError{Message: "internal error: /" + b.spec.Name + " ran without its session"}
+		}})
+	}
+	return out
 }
 
 func cmdHelp(ctx context.Context, s *Session, args string) commands.Intent {
@@ -406,7 +425,7 @@ func cmdModel(ctx context.Context, s *Session, args string) commands.Intent {
 	s.mu.Lock()
 	s.model = name
 	s.mu.Unlock()
-	s.record(sessionlog.TypeConfigChange, map[string]string{"configId": configModel, "value": name})
+	s.record(configChangeEvent{ConfigID: configModel, Value: name})
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
 	return commands.ShowText{Text: "Model set to " + name + "."}
 }
@@ -424,7 +443,7 @@ func cmdMode(ctx context.Context, s *Session, args string) commands.Intent {
 		return commands.ShowText{Text: fmt.Sprintf("Mode: %s\nAvailable: %s", cur, strings.Join(ids, ", "))}
 	}
 	if err := s.setMode(name); err != nil {
-		return commands.ShowError{Message: err.(*acp.Error).Message}
+		return commands.ShowError{Message: errorMessage(err)}
 	}
 	s.notify(ctx, acp.CurrentModeUpdate{CurrentModeID: name})
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
@@ -507,7 +526,7 @@ func cmdDoctor(ctx context.Context, s *Session, _ string) commands.Intent {
 	ok := func(format string, args ...any) { lines = append(lines, "✓ "+fmt.Sprintf(format, args...)) }
 	bad := func(format string, args ...any) { lines = append(lines, "✗ "+fmt.Sprintf(format, args...)) }
 	if err := s.agent.authError(); err != nil {
-		bad("model provider %s: %v", s.agent.cfg.Provider.Name(), err.(*acp.Error).Message)
+		bad("model provider %s: %v", s.agent.cfg.Provider.Name(), errorMessage(err))
 	} else {
 		ok("model provider %s has credentials (model %s)", s.agent.cfg.Provider.Name(), s.agent.cfg.Model)
 	}
@@ -566,7 +585,7 @@ func cmdHooks(ctx context.Context, s *Session, args string) commands.Intent {
 		if !found {
 			return commands.ShowError{Message: fmt.Sprintf("No hook named %q. Type /hooks to list them.", fields[1])}
 		}
-		s.record(sessionlog.TypeCommand, map[string]any{"name": "hooks", "action": fields[0], "hook": fields[1]})
+		s.record(hookToggleEvent{Name: "hooks", Action: fields[0], Hook: fields[1]})
 		return commands.ShowText{Text: fmt.Sprintf("Hook %s %sd (until cordis restarts).", fields[1], fields[0])}
 	}
 	if len(fields) != 0 {
@@ -603,4 +622,13 @@ func cmdBudget(ctx context.Context, s *Session, _ string) commands.Intent {
 	}
 	text := fmt.Sprintf("This session: %d model requests, %d tokens, cost %s.\nLimits are set by budgetCheck (maxTokens, maxCostUSD) in the hooks/builtin entry of cordis.yml.", t.Requests, t.Tokens, cost)
 	return commands.ShowText{Text: text}
+}
+
+// errorMessage is what the user reads of err: an ACP error's message
+// without its JSON-RPC code, any other error as it is.
+func errorMessage(err error) string {
+	if ae, ok := errors.AsType[*acp.Error](err); ok {
+		return ae.Message
+	}
+	return err.Error()
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // snippetTool is the tool a prompt command's shell snippet is governed
@@ -35,7 +34,7 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 	var ask []int
 	askReason := map[int]string{} // why a hook wants the user asked
 	deny := func(i int, source, why string) error {
-		s.record(sessionlog.TypePermission, verdict{ToolCallID: snippetID(turnID, i), Source: source, Message: why})
+		s.record(permissionEvent{verdict{ToolCallID: snippetID(turnID, i), Source: source, Message: why}})
 		return fmt.Errorf("%w: `%s` %s", commands.ErrShellDenied, run[i], why)
 	}
 	for i := range run {
@@ -62,9 +61,9 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 			ask = append(ask, i)
 			askReason[i] = pre.Reason
 		case pre.Permission == hooks.Allow:
-			s.record(sessionlog.TypePermission, verdict{ToolCallID: id, Allowed: true, Source: "hook"})
+			s.record(permissionEvent{verdict{ToolCallID: id, Allowed: true, Source: "hook"}})
 		case mode == ModeBypass:
-			s.record(sessionlog.TypePermission, verdict{ToolCallID: id, Allowed: true, Source: "mode"})
+			s.record(permissionEvent{verdict{ToolCallID: id, Allowed: true, Source: "mode"}})
 		default:
 			ask = append(ask, i)
 		}
@@ -85,7 +84,7 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 				}
 				run[i] = rewritten
 			}
-			s.record(sessionlog.TypePermission, verdict{ToolCallID: id, Allowed: true, Source: "permission-hook"})
+			s.record(permissionEvent{verdict{ToolCallID: id, Allowed: true, Source: "permission-hook"}})
 		default:
 			askUser = append(askUser, i)
 		}
@@ -132,7 +131,7 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 		if resp != nil {
 			v.OptionID = resp.Outcome.OptionID
 		}
-		s.record(sessionlog.TypePermission, v)
+		s.record(permissionEvent{v})
 	}
 	if why != "" {
 		return nil, fmt.Errorf("%w: %s", commands.ErrShellDenied, why)

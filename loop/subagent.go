@@ -51,7 +51,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 		return "", err
 	}
 	defer rw.Close()
-	r.record(sessionlog.TypeSubagentStart, map[string]any{"agentId": agentID, "toolCallId": parentCallID, "agentType": agentType, "description": in.Description})
+	r.record(subagentStartEvent{AgentID: agentID, ToolCallID: parentCallID, AgentType: agentType, Description: in.Description})
 
 	// The subagent's seams, SubagentStart included, record into its log.
 	childRecord := func(typ string, data any) {
@@ -86,7 +86,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 		},
 	}
 	reason := child.run(ctx, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(in.Prompt)}})
-	r.record(sessionlog.TypeSubagentEnd, map[string]any{"agentId": agentID, "stopReason": reason})
+	r.record(subagentEndEvent{AgentID: agentID, StopReason: reason})
 	if reason == acp.StopCancelled {
 		return "", ctx.Err()
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 // runTools runs the model's tool calls in order and returns one
@@ -80,7 +79,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		ev.Kind = acp.ToolKind(tool.Kind())
 		ev.Locations = convertLocations(desc.Locations)
 	}
-	r.record(sessionlog.TypeToolCall, ev)
+	r.record(toolCallEvent{ev})
 	s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input), Content: detailContent(desc)})
 
 	fail := func(msg string) llm.Block {
@@ -123,7 +122,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	extraContext = append(extraContext, pre.AdditionalContext...)
 
 	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
-	r.record(sessionlog.TypePermission, verdict)
+	r.record(permissionEvent{verdict})
 	if !verdict.Allowed {
 		return fail(verdict.Message)
 	}
@@ -174,7 +173,7 @@ func (r *runner) finishTool(ctx context.Context, id string, res tools.Result, fr
 		status = acp.ToolStatusFailed
 	}
 	content := resultContent(res)
-	r.record(sessionlog.TypeToolResult, toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content, ResultFrom: from})
+	r.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content, ResultFrom: from}})
 	r.s.notify(ctx, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
 }
 

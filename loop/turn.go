@@ -2,16 +2,13 @@ package loop
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm"
-	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/loop/transcript/rollout"
@@ -21,171 +18,6 @@ import (
 const baseSystemPrompt = `You are cordis, a coding agent working inside the user's editor. You help with software engineering tasks: reading and changing code, running commands, explaining and planning.
 
 Use the tools to inspect the project before you change it. Prefer small, correct edits. File paths given to tools must be absolute. Keep answers short and concrete; say what you changed and why.`
-
-// prompt runs one user turn to its stop reason. A slash command runs
-// before the model: local commands never reach it, prompt commands are
-// expanded and then run as the user's turn.
-func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.StopReason, error) {
-	content, text, err := s.convertPrompt(blocks)
-	if err != nil {
-		return "", err
-	}
-	s.mu.Lock()
-	s.turnSeq++
-	turnID := fmt.Sprintf("turn-%d", s.turnSeq)
-	s.mu.Unlock()
-	s.record(sessionlog.TypeTurnStart, map[string]any{"turnId": turnID, "prompt": summarize(text, 200)})
-	// The editor shows what the user typed; the log keeps it for load.
-	s.record(sessionlog.TypeUserPrompt, map[string]any{"turnId": turnID, "content": blocks})
-	defer s.refreshCommands(ctx)
-	s.reportMCPFailures(ctx, true)
-
-	var opts turnOptions
-	var template *commands.Prompt
-	var templateArgs string
-	if name, args, ok := commandIn(blocks); ok {
-		intent, tmpl := s.runCommand(ctx, name, args)
-		sub, isPrompt := intent.(commands.SubmitPrompt)
-		switch {
-		case tmpl != nil:
-			template, templateArgs = tmpl, args
-			opts = turnOptions{allowedTools: tmpl.AllowedTools, model: tmpl.Model}
-		case isPrompt:
-			content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
-			text = sub.Text
-			opts = turnOptions{allowedTools: sub.AllowedTools, model: sub.Model}
-		default:
-			reason := s.carryOut(ctx, turnID, intent)
-			s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
-			return reason, nil
-		}
-	}
-
-	s.mu.Lock()
-	s.running++
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.running--
-		s.mu.Unlock()
-	}()
-
-	// For a prompt command from a file, UserPromptSubmit sees the prompt
-	// as typed (`/review main.go`), as in Claude Code, and runs before the
-	// template expands: its shell snippets must not run for a prompt a
-	// hook blocks. It does not run again on the expansion (that would
-	// inject its context twice).
-	d := s.runHook(ctx, &hooks.Input{Event: hooks.UserPromptSubmit, Prompt: text, TurnID: turnID})
-	s.showSystemMessages(ctx, d)
-	if d.Block || d.StopTurn {
-		reason := firstNonEmpty(d.Reason, d.StopReason, "no reason given")
-		s.say(ctx, "Prompt blocked by a hook: "+reason)
-		s.record(sessionlog.TypeTurnRejected, map[string]any{"turnId": turnID, "reason": reason})
-		s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": acp.StopEndTurn})
-		return acp.StopEndTurn, nil
-	}
-	if template != nil {
-		expanded, err := s.expander(template.Name, turnID).Expand(ctx, template.Template, templateArgs)
-		if err != nil {
-			reason := acp.StopEndTurn
-			if ctx.Err() != nil {
-				reason = acp.StopCancelled
-			} else {
-				s.say(ctx, fmt.Sprintf("/%s: %v", template.Name, err))
-			}
-			s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
-			return reason, nil
-		}
-		content = append([]llm.Block{llm.Text(expanded)}, content[1:]...)
-	}
-	for _, c := range d.AdditionalContext {
-		content = append(content, llm.Text(systemReminder(c)))
-	}
-
-	r := s.mainRunner(turnID, opts)
-	reason := r.run(ctx, llm.Message{Role: llm.RoleUser, Content: content})
-	s.mu.Lock()
-	autoCompact := s.compactWanted && reason != acp.StopCancelled
-	s.compactWanted = false
-	s.mu.Unlock()
-	if autoCompact {
-		// The context monitor asked for it: compact once the turn is done,
-		// with the same seams as /compact.
-		s.compact(ctx, turnID, "", "auto")
-	}
-	s.record(sessionlog.TypeTurnEnd, map[string]any{"turnId": turnID, "stopReason": reason})
-	return reason, nil
-}
-
-// turnOptions are per-turn overrides from a prompt command's frontmatter.
-type turnOptions struct {
-	allowedTools []string // tool names or Claude rules like Bash(git add:*)
-	model        string
-}
-
-// allows reports whether a tool may be offered in this turn.
-func (o turnOptions) allows(name string) bool {
-	if len(o.allowedTools) == 0 {
-		return true
-	}
-	for _, rule := range o.allowedTools {
-		if n, _, _ := strings.Cut(rule, "("); strings.TrimSpace(n) == name {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Session) showSystemMessages(ctx context.Context, d hooks.Decision) {
-	for _, m := range d.SystemMessages {
-		s.say(ctx, m+"\n\n")
-	}
-}
-
-// convertPrompt maps ACP content blocks to model content. It returns the
-// plain text of the prompt for hooks.
-func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string, error) {
-	var out []llm.Block
-	var text strings.Builder
-	for i, b := range blocks {
-		switch b.Type {
-		case "text":
-			out = append(out, llm.Text(b.Text))
-			text.WriteString(b.Text)
-		case "image":
-			if b.Data == "" || b.MimeType == "" {
-				return nil, "", acp.InvalidParams("prompt[%d]: an image needs data and mimeType", i)
-			}
-			out = append(out, llm.Block{Type: llm.BlockImage, MediaType: b.MimeType, Data: b.Data})
-		case "resource_link":
-			out = append(out, llm.Text(fmt.Sprintf("[@%s](%s)", firstNonEmpty(b.Name, b.Title, b.URI), b.URI)))
-			fmt.Fprintf(&text, "@%s", firstNonEmpty(b.Name, b.URI))
-		case "resource":
-			if b.Resource == nil {
-				return nil, "", acp.InvalidParams("prompt[%d]: field \"resource\" is required", i)
-			}
-			r := b.Resource
-			switch {
-			case r.Text != nil:
-				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.URI, *r.Text)))
-			case r.Blob != nil && strings.HasPrefix(r.MimeType, "image/"):
-				out = append(out, llm.Block{Type: llm.BlockImage, MediaType: r.MimeType, Data: *r.Blob})
-			case r.Blob != nil:
-				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>(binary %s content, %d base64 bytes, not shown)</context>", r.URI, firstNonEmpty(r.MimeType, "unknown"), len(*r.Blob))))
-			default:
-				return nil, "", acp.InvalidParams("prompt[%d]: a resource needs text or blob", i)
-			}
-		case "audio":
-			return nil, "", acp.InvalidParams("prompt[%d]: audio input is not supported by cordis (promptCapabilities.audio is false)", i)
-		default:
-			return nil, "", acp.InvalidParams("prompt[%d]: unknown content type %q", i, b.Type)
-		}
-	}
-	if len(out) == 0 {
-		return nil, "", acp.InvalidParams("field \"prompt\" is empty")
-	}
-	return out, text.String(), nil
-}
 
 // runner drives the model/tool loop for the main agent or a subagent.
 type runner struct {
@@ -266,7 +98,10 @@ func (s *Session) toolsFor(depth int) []tools.Tool {
 	return append(out, s.mcpTools()...)
 }
 
-func (r *runner) record(typ string, data any) {
+func (r *runner) record(ev logEvent) { r.recordRaw(ev.logType(), ev) }
+
+// recordRaw appends data as an event of type typ, for hooks.Input.Record.
+func (r *runner) recordRaw(typ string, data any) {
 	if _, err := r.log.Append(typ, data); err != nil {
 		r.s.agent.log.Error("session log append failed", "session", r.s.id, "type", typ, "error", err)
 	}
@@ -277,7 +112,7 @@ func (r *runner) appendMessage(m llm.Message) {
 	r.s.mu.Lock()
 	*r.history = append(*r.history, m)
 	r.s.mu.Unlock()
-	r.record(sessionlog.TypeMessage, m)
+	r.record(messageEvent{m})
 	if err := r.transcript.Append(m); err != nil {
 		r.s.agent.log.Warn("transcript append failed", "session", r.s.id, "error", err)
 	}
@@ -286,27 +121,31 @@ func (r *runner) appendMessage(m llm.Message) {
 	}
 }
 
+// outcome is how one step of a turn (a model request and the tool calls
+// it made) ended; run is one switch over it.
+type outcome int
+
+const (
+	// toolsRan: the model called tools and their results are in the
+	// history; the turn takes another step.
+	toolsRan outcome = iota
+	// modelEnded: the model answered without calling tools; the response
+	// says why it stopped.
+	modelEnded
+	// hookEnded: a hook's StopTurn ended the turn.
+	hookEnded
+	// failed: the model request failed; the user was told why.
+	failed
+	// cancelled: the turn's context was cancelled.
+	cancelled
+)
+
 // run appends the user message and loops model steps and tool calls until
 // the model stops (and the Stop seam agrees), the request cap is hit, or
 // ctx is cancelled.
 func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
-	if extra := r.takeContext(); len(extra) > 0 {
-		var pre []llm.Block
-		for _, c := range extra {
-			pre = append(pre, llm.Text(systemReminder(c)))
-		}
-		user.Content = append(pre, user.Content...)
-	}
-	r.s.mu.Lock()
-	turnStart := len(*r.history)
-	tc := rollout.TurnContext{TurnID: r.turnID, Cwd: r.s.cwd, Model: firstNonEmpty(r.model, r.s.model), Mode: r.s.mode}
-	r.s.mu.Unlock()
-	if err := r.rollout.TurnContext(tc); err != nil {
-		r.s.agent.log.Warn("rollout transcript append failed", "session", r.s.id, "error", err)
-	}
-	r.appendMessage(user)
-	stopBlocks := 0
-	stopHookActive := false
+	turnStart := r.begin(user)
+	var stop stopState
 	cfg := r.s.agent.cfg
 	for step := 0; ; step++ {
 		if ctx.Err() != nil {
@@ -316,13 +155,15 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 			r.announce(ctx, fmt.Sprintf("\n\n[cordis: stopped after %d model requests in one turn (maxTurnRequests)]", cfg.MaxTurnRequests))
 			return acp.StopMaxTurnRequests
 		}
-		resp, end, done := r.iterate(ctx, step)
-		switch {
-		case done:
-			return end
-		case r.stopped: // LoopEnd asked to end the turn
+		out, resp := r.iterate(ctx, step)
+		switch out {
+		case cancelled:
+			return acp.StopCancelled
+		case failed:
+			return acp.StopEndTurn
+		case hookEnded:
 			return r.endByHook(ctx)
-		case resp == nil: // the model called tools; they ran
+		case toolsRan:
 			continue
 		}
 		switch resp.StopReason {
@@ -336,31 +177,65 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		case llm.StopPauseTurn:
 			continue
 		}
-		// The model ended its turn: the Stop seam may refuse.
-		d := r.runStopHook(ctx, stopHookActive)
-		if d.StopTurn && d.StopReason != "" {
-			return r.endByHook(ctx)
+		if reason, ended := r.stopSeam(ctx, &stop); ended {
+			return reason
 		}
-		if d.StopTurn || !d.Block {
-			return acp.StopEndTurn
-		}
-		stopBlocks++
-		if stopBlocks > cfg.MaxStopBlocks {
-			msg := fmt.Sprintf("A %s hook blocked the turn from ending %d consecutive times; ending the turn anyway.", r.stopEvent, stopBlocks)
-			r.announce(ctx, "\n\n[cordis: "+msg+"]")
-			r.record(sessionlog.TypeSteering, map[string]any{"capped": true, "blocks": stopBlocks, "message": msg})
-			return acp.StopEndTurn
-		}
-		stopHookActive = true
-		reason := firstNonEmpty(d.Reason, "A stop hook asked you to continue.")
-		r.record(sessionlog.TypeSteering, map[string]any{"event": r.stopEvent, "reason": reason, "blocks": stopBlocks})
-		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder("Stop hook feedback:\n" + reason))}})
 	}
 }
 
-// TypeTruncate logs that the history was cut back to its first Keep
-// messages (a refused prompt is dropped), so load cuts it too.
-const TypeTruncate = "context/truncate"
+// begin puts the turn's pending context (SessionStart or SubagentStart)
+// before the user message, records the turn's context for the rollout and
+// appends the message. It returns where the turn starts in the history.
+func (r *runner) begin(user llm.Message) (turnStart int) {
+	if extra := r.takeContext(); len(extra) > 0 {
+		var pre []llm.Block
+		for _, c := range extra {
+			pre = append(pre, llm.Text(systemReminder(c)))
+		}
+		user.Content = append(pre, user.Content...)
+	}
+	r.s.mu.Lock()
+	turnStart = len(*r.history)
+	tc := rollout.TurnContext{TurnID: r.turnID, Cwd: r.s.cwd, Model: firstNonEmpty(r.model, r.s.model), Mode: r.s.mode}
+	r.s.mu.Unlock()
+	if err := r.rollout.TurnContext(tc); err != nil {
+		r.s.agent.log.Warn("rollout transcript append failed", "session", r.s.id, "error", err)
+	}
+	r.appendMessage(user)
+	return turnStart
+}
+
+// stopState is what the Stop seam remembers across one turn.
+type stopState struct {
+	blocks int  // consecutive blocks so far
+	active bool // a Stop hook blocked before (stop_hook_active)
+}
+
+// stopSeam runs the Stop (or SubagentStop) seam after the model ended its
+// turn. ended reports that the turn ends, with reason; otherwise a hook
+// blocked the stop and its reason went into the history as steering, so
+// the turn takes another step. Consecutive blocks are capped.
+func (r *runner) stopSeam(ctx context.Context, st *stopState) (reason acp.StopReason, ended bool) {
+	d := r.runStopHook(ctx, st.active)
+	switch {
+	case d.StopTurn && d.StopReason != "":
+		return r.endByHook(ctx), true
+	case d.StopTurn || !d.Block:
+		return acp.StopEndTurn, true
+	}
+	st.blocks++
+	if st.blocks > r.s.agent.cfg.MaxStopBlocks {
+		msg := fmt.Sprintf("A %s hook blocked the turn from ending %d consecutive times; ending the turn anyway.", r.stopEvent, st.blocks)
+		r.announce(ctx, "\n\n[cordis: "+msg+"]")
+		r.record(steeringCappedEvent{Capped: true, Blocks: st.blocks, Message: msg})
+		return acp.StopEndTurn, true
+	}
+	st.active = true
+	why := firstNonEmpty(d.Reason, "A stop hook asked you to continue.")
+	r.record(steeringEvent{Event: string(r.stopEvent), Reason: why, Blocks: st.blocks})
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder("Stop hook feedback:\n" + why))}})
+	return "", false
+}
 
 func (r *runner) truncate(keep int) {
 	r.s.mu.Lock()
@@ -368,7 +243,7 @@ func (r *runner) truncate(keep int) {
 		*r.history = (*r.history)[:keep]
 	}
 	r.s.mu.Unlock()
-	r.record(TypeTruncate, map[string]int{"keep": keep})
+	r.record(truncateEvent{Keep: keep})
 }
 
 // announce shows text cordis itself produced: logged for replay in the
@@ -392,7 +267,7 @@ func (r *runner) runStopHook(ctx context.Context, active bool) hooks.Decision {
 // hook runs recorded in this runner's log (a subagent's own log). A
 // StopTurn decision marks the turn to end at the next check.
 func (r *runner) hook(ctx context.Context, in *hooks.Input) hooks.Decision {
-	in.TurnID, in.AgentID, in.Record = r.turnID, r.agentID, r.record
+	in.TurnID, in.AgentID, in.Record = r.turnID, r.agentID, r.recordRaw
 	if r.agentID != "" {
 		in.AgentTranscriptPath, in.CodexAgentTranscriptPath = r.transcript.Path(), r.rollout.Path()
 	}
@@ -412,69 +287,78 @@ func (r *runner) endByHook(ctx context.Context) acp.StopReason {
 	if r.stopReason != "" {
 		msg = "A hook ended the turn: " + r.stopReason
 	}
-	r.record(sessionlog.TypeNotice, map[string]any{"kind": "turnStopped", "reason": r.stopReason})
+	r.record(turnStoppedNotice{Kind: "turnStopped", Reason: r.stopReason})
 	r.announce(ctx, "\n\n[cordis: "+msg+"]")
 	return acp.StopEndTurn
 }
 
 // iterate runs one step of the loop between the LoopStart and LoopEnd
-// seams: one model request and the tool calls it makes. done reports that
-// the turn ends with reason; otherwise resp is the model's answer when it
-// called no tools, nil when it did (their results are in the history).
-func (r *runner) iterate(ctx context.Context, step int) (resp *llm.Response, reason acp.StopReason, done bool) {
+// seams: one model request and the tool calls it makes. resp is the
+// model's answer when the outcome is modelEnded. A StopTurn from any hook
+// of the step, LoopEnd included, ends the turn at the step's end.
+func (r *runner) iterate(ctx context.Context, step int) (out outcome, resp *llm.Response) {
 	r.hook(ctx, &hooks.Input{Event: hooks.LoopStart, Step: step})
-	defer r.hook(context.WithoutCancel(ctx), &hooks.Input{Event: hooks.LoopEnd, Step: step})
+	out, resp = r.stepAndTools(ctx, step)
+	r.hook(context.WithoutCancel(ctx), &hooks.Input{Event: hooks.LoopEnd, Step: step})
+	if r.stopped && (out == toolsRan || out == modelEnded) {
+		return hookEnded, nil
+	}
+	return out, resp
+}
+
+// stepAndTools sends the step's model request and runs the tools it
+// called.
+func (r *runner) stepAndTools(ctx context.Context, step int) (outcome, *llm.Response) {
 	if r.stopped {
-		return nil, r.endByHook(ctx), true
+		return hookEnded, nil
 	}
 	resp, err := r.step(ctx, step)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return cancelled, nil
 	case err != nil:
-		if ctx.Err() != nil {
-			return nil, acp.StopCancelled, true
-		}
 		r.announce(ctx, "\n\n"+explainModelError(err))
-		r.record(sessionlog.TypeModelError, map[string]any{"error": err.Error(), "kind": llm.ErrorKindOf(err)})
-		return nil, acp.StopEndTurn, true
+		r.record(modelErrorEvent{Error: err.Error(), Kind: llm.ErrorKindOf(err)})
+		return failed, nil
 	case resp == nil: // a hook ended the turn before the request
-		return nil, r.endByHook(ctx), true
+		return hookEnded, nil
 	}
-	var toolUses, runnable []llm.Block
+	if !slices.ContainsFunc(resp.Content, func(b llm.Block) bool { return b.Type == llm.BlockToolUse }) {
+		return modelEnded, resp
+	}
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: r.answerToolCalls(ctx, step, resp)})
+	if ctx.Err() != nil {
+		return cancelled, nil
+	}
+	return toolsRan, nil
+}
+
+// answerToolCalls runs the tool calls of resp and returns their results,
+// one per tool_use in the calls' order; a call the output limit cut off
+// is answered without running.
+func (r *runner) answerToolCalls(ctx context.Context, step int, resp *llm.Response) []llm.Block {
 	cut := cutOffCalls(resp)
+	var runnable []llm.Block
 	for i, b := range resp.Content {
-		if b.Type == llm.BlockToolUse {
-			toolUses = append(toolUses, b)
-			if !cut[i] {
-				runnable = append(runnable, b)
-			}
+		if b.Type == llm.BlockToolUse && !cut[i] {
+			runnable = append(runnable, b)
 		}
 	}
-	if len(toolUses) > 0 {
-		var ran []llm.Block
-		if len(runnable) > 0 {
-			ran = r.runTools(ctx, step, runnable)
-		}
-		// Every tool_use gets its tool_result, in the calls' order.
-		results := make([]llm.Block, 0, len(toolUses))
-		for i, b := range resp.Content {
-			switch {
-			case b.Type != llm.BlockToolUse:
-			case cut[i]:
-				results = append(results, r.refuseCutOff(ctx, b))
-			default:
-				results, ran = append(results, ran[0]), ran[1:]
-			}
-		}
-		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: results})
-		if ctx.Err() != nil {
-			return nil, acp.StopCancelled, true
-		}
-		resp = nil
+	var ran []llm.Block
+	if len(runnable) > 0 {
+		ran = r.runTools(ctx, step, runnable)
 	}
-	if r.stopped {
-		return nil, r.endByHook(ctx), true
+	var results []llm.Block
+	for i, b := range resp.Content {
+		switch {
+		case b.Type != llm.BlockToolUse:
+		case cut[i]:
+			results = append(results, r.refuseCutOff(ctx, b))
+		default:
+			results, ran = append(results, ran[0]), ran[1:]
+		}
 	}
-	return resp, "", false
+	return results
 }
 
 // cutOffCalls returns the positions in resp.Content of the tool calls the
@@ -506,7 +390,7 @@ func (r *runner) refuseCutOff(ctx context.Context, use llm.Block) llm.Block {
 	if t, ok := tools.ByName(r.tools, use.Name); ok {
 		ev.Kind = acp.ToolKind(t.Kind())
 	}
-	r.record(sessionlog.TypeToolCall, ev)
+	r.record(toolCallEvent{ev})
 	r.s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, RawInput: rawOrEmpty(nil)})
 	r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
 	return toolResult(use.ID, msg, true)
@@ -550,7 +434,7 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	for i, t := range req.Tools {
 		toolNames[i] = t.Name
 	}
-	r.record(sessionlog.TypeModelRequest, map[string]any{"model": model, "messages": len(msgs), "tools": toolNames})
+	r.record(modelRequestEvent{Model: model, Messages: len(msgs), Tools: toolNames})
 	var text strings.Builder
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(d llm.Delta) {
 		switch d.Kind {
@@ -564,146 +448,60 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 		}
 	})
 	if resp != nil {
-		content := keepComplete(resp.Content)
-		r.record(sessionlog.TypeModelResponse, map[string]any{"stopReason": resp.StopReason, "usage": resp.Usage, "model": resp.Model, "partial": err != nil})
-		if len(content) > 0 {
-			if err != nil {
-				// What the user saw stays in the history; unfinished tool
-				// calls do not (they have no result).
-				content = withoutToolUse(content)
-			}
-			if len(content) > 0 {
-				r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: content})
-			}
-		}
-		if err == nil {
-			r.lastText = text.String()
-			s.reportUsage(ctx, resp.Usage, firstNonEmpty(resp.Model, model))
-			if err := r.rollout.TokenCount(resp.Usage); err != nil {
-				s.agent.log.Warn("rollout transcript append failed", "session", s.id, "error", err)
-			}
-		}
+		r.keepResponse(ctx, resp, err != nil, text.String(), model)
 	}
-	in := &hooks.Input{Event: hooks.LLMResponse, Step: step, Request: req, Response: resp, Model: model}
-	if err != nil {
-		in.Response, in.Error = nil, err.Error()
-	}
-	ld := r.hook(context.WithoutCancel(ctx), in)
-	s.showSystemMessages(ctx, ld)
-	if ld.Compact && err == nil {
-		used := resp.Usage.ContextTokens()
-		r.record(sessionlog.TypeNotice, map[string]any{"kind": "compactionRequested", "contextTokens": used, "contextWindow": s.agent.cfg.ContextWindow})
-		s.agent.log.Info("a hook asked for compaction", "session", s.id, "agent", r.agentID, "contextTokens", used, "contextWindow", s.agent.cfg.ContextWindow)
-		if r.depth == 0 {
-			s.mu.Lock()
-			s.compactWanted = true
-			s.mu.Unlock()
-		}
-	}
+	r.responseSeam(ctx, step, req, resp, err, model)
 	if err != nil {
 		return nil, err
 	}
 	return resp, nil
 }
 
-// reportUsage adds a response's usage to the session's totals and sends
-// usage_update: the context used, and the session's cost so far when every
-// response came from a model with a known price.
-func (s *Session) reportUsage(ctx context.Context, u llm.Usage, model string) {
-	used := int64(u.ContextTokens())
-	s.mu.Lock()
-	s.lastContextTokens = int(used)
-	s.addUsage(u, model)
-	totals := s.totals
-	s.mu.Unlock()
-	up := acp.UsageUpdate{Used: used, Size: int64(s.agent.cfg.ContextWindow)}
-	if totals.CostKnown {
-		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
+// keepResponse puts what the model answered into the history and the
+// log, and counts a complete response's usage. A response cut short by an
+// error keeps what the user saw, without its unfinished tool calls (they
+// have no result).
+func (r *runner) keepResponse(ctx context.Context, resp *llm.Response, partial bool, text, model string) {
+	s := r.s
+	content := keepComplete(resp.Content)
+	r.record(modelResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Partial: partial})
+	if partial {
+		content = withoutToolUse(content)
 	}
-	s.notify(ctx, up)
-}
-
-// addUsage adds one response to the session's totals; s.mu must be held.
-func (s *Session) addUsage(u llm.Usage, model string) {
-	first := s.totals.Requests == 0
-	s.totals.Requests++
-	s.totals.Tokens += int64(u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
-	if p, ok := priceOf(model); ok {
-		s.totals.CostUSD += p.cost(u)
-		s.totals.CostKnown = first || s.totals.CostKnown
-	} else {
-		s.totals.CostKnown = false
+	if len(content) > 0 {
+		r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: content})
+	}
+	if partial {
+		return
+	}
+	r.lastText = text
+	s.reportUsage(ctx, resp.Usage, firstNonEmpty(resp.Model, model))
+	if err := r.rollout.TokenCount(resp.Usage); err != nil {
+		s.agent.log.Warn("rollout transcript append failed", "session", s.id, "error", err)
 	}
 }
 
-func toolSpecs(ts []tools.Tool) []llm.ToolSpec {
-	out := make([]llm.ToolSpec, len(ts))
-	for i, t := range ts {
-		out[i] = llm.ToolSpec{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()}
+// responseSeam runs LLMResponse for the step and notes a hook's request
+// to compact (acted on when the turn ends, for the main agent).
+func (r *runner) responseSeam(ctx context.Context, step int, req *llm.Request, resp *llm.Response, err error, model string) {
+	s := r.s
+	in := &hooks.Input{Event: hooks.LLMResponse, Step: step, Request: req, Response: resp, Model: model}
+	if err != nil {
+		in.Response, in.Error = nil, err.Error()
 	}
-	return out
-}
-
-// mergeAdjacent joins consecutive messages of one role: a torn log or a
-// steering message can leave two user messages in a row, which the API
-// refuses.
-func mergeAdjacent(in []llm.Message) []llm.Message {
-	out := make([]llm.Message, 0, len(in))
-	for _, m := range in {
-		if n := len(out); n > 0 && out[n-1].Role == m.Role {
-			merged := append(append([]llm.Block(nil), out[n-1].Content...), m.Content...)
-			out[n-1] = llm.Message{Role: m.Role, Content: merged}
-			continue
-		}
-		out = append(out, m)
+	ld := r.hook(context.WithoutCancel(ctx), in)
+	s.showSystemMessages(ctx, ld)
+	if !ld.Compact || err != nil {
+		return
 	}
-	return out
-}
-
-// keepComplete drops empty text blocks.
-func keepComplete(bs []llm.Block) []llm.Block {
-	var out []llm.Block
-	for _, b := range bs {
-		if b.Type == llm.BlockText && b.Text == "" {
-			continue
-		}
-		out = append(out, b)
+	used := resp.Usage.ContextTokens()
+	r.record(compactionRequestedNotice{Kind: "compactionRequested", ContextTokens: used, ContextWindow: s.agent.cfg.ContextWindow})
+	s.agent.log.Info("a hook asked for compaction", "session", s.id, "agent", r.agentID, "contextTokens", used, "contextWindow", s.agent.cfg.ContextWindow)
+	if r.depth == 0 {
+		s.mu.Lock()
+		s.compactWanted = true
+		s.mu.Unlock()
 	}
-	return out
-}
-
-func withoutToolUse(bs []llm.Block) []llm.Block {
-	var out []llm.Block
-	for _, b := range bs {
-		if b.Type != llm.BlockToolUse {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-func explainModelError(err error) string {
-	var e *llm.Error
-	if !errors.As(err, &e) {
-		return "The model request failed: " + err.Error()
-	}
-	switch e.Kind {
-	case llm.ErrSpendLimit:
-		return "The model API refused the request: your spend limit is reached. " + e.Message
-	case llm.ErrAuth, llm.ErrMissingAPIKey:
-		return "The model API rejected the credentials: " + e.Message
-	case llm.ErrOverloaded:
-		return "The model API is overloaded and retries did not help; try again shortly. (" + e.Message + ")"
-	case llm.ErrRateLimit:
-		return "The model API rate limit was hit and retries did not help; try again shortly. (" + e.Message + ")"
-	case llm.ErrStream:
-		return "The model's response broke off mid-stream: " + e.Message
-	}
-	return "The model request failed: " + e.Error()
-}
-
-func systemReminder(s string) string {
-	return "<system-reminder>\n" + s + "\n</system-reminder>"
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -713,12 +511,4 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
-}
-
-func summarize(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -85,6 +85,14 @@ const (
 	TypeConfigChange = "config/change"
 	// TypeCommand records a slash command and its expansion.
 	TypeCommand = "command"
+	// TypeAgentText is text cordis itself showed the user.
+	TypeAgentText = "agent/text"
+	// TypeClear records /clear dropping the model's context.
+	TypeClear = "context/clear"
+	// TypeCompaction records the history replaced by a summary.
+	TypeCompaction = "context/compaction"
+	// TypeTruncate records the history cut back to its first messages.
+	TypeTruncate = "context/truncate"
 )
 
 // errNotJSON marks a line that is not syntactically JSON: the signature of a

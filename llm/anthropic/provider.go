@@ -77,6 +77,7 @@ func (p *Provider) missingKey() *llm.Error {
 	return &llm.Error{
 		Kind:    llm.ErrMissingAPIKey,
 		Message: fmt.Sprintf("set %s to your Anthropic API key (it is empty or unset)", p.cfg.APIKeyEnv),
+		KeyEnv:  p.cfg.APIKeyEnv,
 	}
 }
 

@@ -261,7 +261,7 @@ func TestMissingAPIKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &llm.Error{Kind: llm.ErrMissingAPIKey, Message: "set MY_KEY to your Anthropic API key (it is empty or unset)"}
+	want := &llm.Error{Kind: llm.ErrMissingAPIKey, Message: "set MY_KEY to your Anthropic API key (it is empty or unset)", KeyEnv: "MY_KEY"}
 	if diff := cmp.Diff(want, p.CheckCredentials()); diff != "" {
 		t.Errorf("CheckCredentials (-want +got):\n%s", diff)
 	}

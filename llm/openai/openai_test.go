@@ -557,7 +557,7 @@ func TestCredentials(t *testing.T) {
 			}
 			err = p.CheckCredentials()
 			if tt.wantErr {
-				want := &llm.Error{Kind: llm.ErrMissingAPIKey, Message: "set OPENAI_API_KEY to your API key for " + tt.baseURL + " (it is empty or unset)"}
+				want := &llm.Error{Kind: llm.ErrMissingAPIKey, Message: "set OPENAI_API_KEY to your API key for " + tt.baseURL + " (it is empty or unset)", KeyEnv: "OPENAI_API_KEY"}
 				if diff := cmp.Diff(error(want), err); diff != "" {
 					t.Errorf("CheckCredentials (-want +got):\n%s", diff)
 				}

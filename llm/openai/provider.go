@@ -71,6 +71,7 @@ func (p *Provider) missingKey() *llm.Error {
 	return &llm.Error{
 		Kind:    llm.ErrMissingAPIKey,
 		Message: fmt.Sprintf("set %s to your API key for %s (it is empty or unset)", p.cfg.APIKeyEnv, p.cfg.BaseURL),
+		KeyEnv:  p.cfg.APIKeyEnv,
 	}
 }
 

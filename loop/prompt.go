@@ -1,0 +1,179 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/loop/commands"
+)
+
+// prompt runs one user turn to its stop reason. A slash command runs
+// before the model: local commands never reach it, prompt commands are
+// expanded and then run as the user's turn.
+func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.StopReason, error) {
+	content, text, err := s.convertPrompt(blocks)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	s.turnSeq++
+	turnID := fmt.Sprintf("turn-%d", s.turnSeq)
+	s.mu.Unlock()
+	s.record(turnStartEvent{TurnID: turnID, Prompt: summarize(text, 200)})
+	// The editor shows what the user typed; the log keeps it for load.
+	s.record(userPromptEvent{TurnID: turnID, Content: blocks})
+	defer s.refreshCommands(ctx)
+	s.reportMCPFailures(ctx, true)
+
+	var opts turnOptions
+	var template *commands.Prompt
+	var templateArgs string
+	if name, args, ok := commandIn(blocks); ok {
+		intent, tmpl := s.runCommand(ctx, name, args)
+		sub, isPrompt := intent.(commands.SubmitPrompt)
+		switch {
+		case tmpl != nil:
+			template, templateArgs = tmpl, args
+			opts = turnOptions{allowedTools: tmpl.AllowedTools, model: tmpl.Model}
+		case isPrompt:
+			content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
+			text = sub.Text
+			opts = turnOptions{allowedTools: sub.AllowedTools, model: sub.Model}
+		default:
+			reason := s.carryOut(ctx, turnID, intent)
+			s.record(turnEndEvent{TurnID: turnID, StopReason: reason})
+			return reason, nil
+		}
+	}
+
+	s.mu.Lock()
+	s.running++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.running--
+		s.mu.Unlock()
+	}()
+	reason := s.modelTurn(ctx, turnID, content, text, template, templateArgs, opts)
+	s.record(turnEndEvent{TurnID: turnID, StopReason: reason})
+	return reason, nil
+}
+
+// modelTurn runs a turn that reaches the model: UserPromptSubmit, the
+// prompt command's template (when there is one), the model loop, then the
+// compaction a hook asked for.
+func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Block, text string, template *commands.Prompt, templateArgs string, opts turnOptions) acp.StopReason {
+	// For a prompt command from a file, UserPromptSubmit sees the prompt
+	// as typed (`/review main.go`), as in Claude Code, and runs before the
+	// template expands: its shell snippets must not run for a prompt a
+	// hook blocks. It does not run again on the expansion (that would
+	// inject its context twice).
+	d := s.runHook(ctx, &hooks.Input{Event: hooks.UserPromptSubmit, Prompt: text, TurnID: turnID})
+	s.showSystemMessages(ctx, d)
+	if d.Block || d.StopTurn {
+		reason := firstNonEmpty(d.Reason, d.StopReason, "no reason given")
+		s.say(ctx, "Prompt blocked by a hook: "+reason)
+		s.record(turnRejectedEvent{TurnID: turnID, Reason: reason})
+		return acp.StopEndTurn
+	}
+	if template != nil {
+		expanded, err := s.expander(template.Name, turnID).Expand(ctx, template.Template, templateArgs)
+		if err != nil {
+			if ctx.Err() != nil {
+				return acp.StopCancelled
+			}
+			s.say(ctx, fmt.Sprintf("/%s: %v", template.Name, err))
+			return acp.StopEndTurn
+		}
+		content = append([]llm.Block{llm.Text(expanded)}, content[1:]...)
+	}
+	for _, c := range d.AdditionalContext {
+		content = append(content, llm.Text(systemReminder(c)))
+	}
+
+	reason := s.mainRunner(turnID, opts).run(ctx, llm.Message{Role: llm.RoleUser, Content: content})
+	s.mu.Lock()
+	autoCompact := s.compactWanted && reason != acp.StopCancelled
+	s.compactWanted = false
+	s.mu.Unlock()
+	if autoCompact {
+		// The context monitor asked for it: compact once the turn is done,
+		// with the same seams as /compact.
+		s.compact(ctx, turnID, "", "auto")
+	}
+	return reason
+}
+
+// turnOptions are per-turn overrides from a prompt command's frontmatter.
+type turnOptions struct {
+	allowedTools []string // tool names or Claude rules like Bash(git add:*)
+	model        string
+}
+
+// allows reports whether a tool may be offered in this turn.
+func (o turnOptions) allows(name string) bool {
+	if len(o.allowedTools) == 0 {
+		return true
+	}
+	for _, rule := range o.allowedTools {
+		if n, _, _ := strings.Cut(rule, "("); strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) showSystemMessages(ctx context.Context, d hooks.Decision) {
+	for _, m := range d.SystemMessages {
+		s.say(ctx, m+"\n\n")
+	}
+}
+
+// convertPrompt maps ACP content blocks to model content. It returns the
+// plain text of the prompt for hooks.
+func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string, error) {
+	var out []llm.Block
+	var text strings.Builder
+	for i, b := range blocks {
+		switch b.Type {
+		case "text":
+			out = append(out, llm.Text(b.Text))
+			text.WriteString(b.Text)
+		case "image":
+			if b.Data == "" || b.MimeType == "" {
+				return nil, "", acp.InvalidParams("prompt[%d]: an image needs data and mimeType", i)
+			}
+			out = append(out, llm.Block{Type: llm.BlockImage, MediaType: b.MimeType, Data: b.Data})
+		case "resource_link":
+			out = append(out, llm.Text(fmt.Sprintf("[@%s](%s)", firstNonEmpty(b.Name, b.Title, b.URI), b.URI)))
+			fmt.Fprintf(&text, "@%s", firstNonEmpty(b.Name, b.URI))
+		case "resource":
+			if b.Resource == nil {
+				return nil, "", acp.InvalidParams("prompt[%d]: field \"resource\" is required", i)
+			}
+			r := b.Resource
+			switch {
+			case r.Text != nil:
+				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.URI, *r.Text)))
+			case r.Blob != nil && strings.HasPrefix(r.MimeType, "image/"):
+				out = append(out, llm.Block{Type: llm.BlockImage, MediaType: r.MimeType, Data: *r.Blob})
+			case r.Blob != nil:
+				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>(binary %s content, %d base64 bytes, not shown)</context>", r.URI, firstNonEmpty(r.MimeType, "unknown"), len(*r.Blob))))
+			default:
+				return nil, "", acp.InvalidParams("prompt[%d]: a resource needs text or blob", i)
+			}
+		case "audio":
+			return nil, "", acp.InvalidParams("prompt[%d]: audio input is not supported by cordis (promptCapabilities.audio is false)", i)
+		default:
+			return nil, "", acp.InvalidParams("prompt[%d]: unknown content type %q", i, b.Type)
+		}
+	}
+	if len(out) == 0 {
+		return nil, "", acp.InvalidParams("field \"prompt\" is empty")
+	}
+	return out, text.String(), nil
+}
