@@ -3,10 +3,11 @@
 // makes their tools and prompts part of the session: tools as
 // mcp__<server>__<tool> (a tools.Tool that goes through the same seams,
 // permissions and hooks as the built-in ones), prompts as the slash
-// commands /mcp__<server>__<prompt>. The protocol is spoken by a small
-// client of the package's own (JSON-RPC 2.0 over the transports below), not
-// by the official Go SDK, whose package initialization would slow the
-// agent's start-up; the tests hold the client to the SDK's servers.
+// commands /mcp__<server>__<prompt>. The protocol is spoken by the
+// official Go SDK's client (github.com/modelcontextprotocol/go-sdk), one
+// client and session per server; this package chooses the transports,
+// keeps the servers' lists, and turns what the servers say into tools,
+// commands and messages for the user.
 //
 //	m := mcp.Start(ctx, []mcp.Spec{
 //		{Name: "github", Command: "github-mcp", Env: []string{"TOKEN=..."}, Dir: cwd},
@@ -17,33 +18,35 @@
 //	for _, f := range m.Failures() {} // servers that did not start, once
 //	gen, cmds := m.Commands(ctx)      // prompt commands; re-advertise when gen changes
 //
-// Transports: stdio servers run as owned process groups (package proc):
+// Transports: stdio servers run as owned process groups (package proc),
+// spoken to over their pipes by a connection of this package (the SDK's
+// CommandTransport cannot run an owned group, and its IOTransport ends the
+// connection at the first stray line on stdout, which is dropped here):
 // the environment is a small allowlist of the agent's (PATH, HOME, ...)
-// plus the editor's entries, stdout is the protocol, stderr is captured
-// for error messages, and Close ends stdin, waits StopGrace, then signals
-// and kills the group. http is streamable HTTP (a POST per message, the
-// answer as JSON or as an event stream, the server's session id echoed,
-// the session ended with DELETE on Close); sse is the HTTP+SSE transport of
-// 2024-11-05 (an event stream whose endpoint event, on the same origin,
-// names where to POST). Both get the editor's headers on every request.
-// cordis asks for protocol revision 2025-11-25 and accepts the revisions
-// from 2024-11-05 on that a server answers with; any other fails the
-// handshake. Servers may ask for the roots (Options.Roots) and ping.
+// plus the editor's entries, stderr is captured for error messages, and
+// Close ends stdin, waits StopGrace, then signals and kills the group.
+// http is the SDK's streamable HTTP transport, sse its HTTP+SSE transport
+// of 2024-11-05; both get the editor's headers on every request to the
+// server's origin, and sse refuses an endpoint on another origin, where
+// the headers (credentials) would follow. cordis asks for protocol
+// revision 2025-11-25 and accepts the older revisions the SDK supports.
+// Servers may ask for the roots (Options.Roots) and ping. OAuth is not
+// offered: the SDK's flows need a browser redirect or client credentials,
+// neither of which an editor passes.
 //
 // Elicitation: with Options.Elicit set, initialize offers the elicitation
 // capability as {} (form mode only, the 2025-06-18 shape, which 2025-11-25
 // reads as form only), and a server's elicitation/create is answered by
 // Elicit: an error, or a context that ends first, answers
-// {action:"cancel"}; a malformed request (no message, a requestedSchema
-// that is not a flat object schema of primitives, a mode other than form)
-// is answered -32602 without calling Elicit. URL mode (mode "url",
-// notifications/elicitation/complete, the URL-required error) is out of
-// scope and never offered. Without Elicit the capability is not offered
-// and elicitation/create is answered -32601, so servers fall back. A
-// server's request does not say which of its calls it belongs to: Elicit's
-// context is that of the call when exactly one tools/call or prompts/get
-// is in progress (see ElicitFunc). Each elicitation runs on its own
-// goroutine; several may be pending at once.
+// {action:"cancel"}; a malformed request (a requestedSchema that is not a
+// flat object schema of primitives, a mode other than form) is refused
+// with -32602 by the SDK or this package without calling Elicit. URL mode
+// is out of scope and never offered. Without Elicit the capability is not
+// offered and elicitation/create is answered -32601, so servers fall back.
+// A server's request does not say which of its calls it belongs to:
+// Elicit's context is that of the call when exactly one tools/call or
+// prompts/get is in progress (see ElicitFunc). Several elicitations may be
+// pending at once.
 //
 // Failures never break the session. A server that cannot be started or
 // does not finish the handshake (and the first tools/list and prompts/list)
@@ -51,7 +54,8 @@
 // tools; the others work. A call that gets no answer within CallTimeout is
 // abandoned (the server is told it was cancelled) and returns an error
 // result, as does a call cancelled by the turn. A server that exits
-// mid-session turns its calls into error results that say how it ended.
+// mid-session, or whose connection ends, turns its calls into error results
+// that say how it ended.
 //
 // Names: server and tool names are normalized to [A-Za-z0-9_-]; a name
 // longer than 64 bytes, or one that two tools would share, is cut and given
@@ -63,10 +67,13 @@
 //
 // list_changed: a notifications/tools/list_changed (or prompts/...) marks
 // the server's list stale; the next Tools (or Commands) re-lists it,
-// following nextCursor. The mark is set on the connection's read path, so
-// a notification a server sends before a call's result, on the same stream,
-// is honoured by the Tools call that follows that result (the model request
-// after the tool call).
+// following nextCursor. The SDK hands notifications to a goroutine of
+// their own, which may run after the caller got the answer that followed
+// the notification, so the transports also mark the list as they read the
+// notification (the stdio connection as it decodes it, the HTTP transports
+// as the event stream's bytes go by): a notification a server sends before
+// a call's result is honoured by the Tools call that follows that result
+// (the model request after the tool call).
 //
 // Concurrency: a Manager is safe for concurrent use. Start returns once
 // every server has connected or failed; Tools, Commands and Status may be

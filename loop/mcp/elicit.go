@@ -8,6 +8,9 @@ import (
 	"maps"
 	"slices"
 	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ElicitRequest is a server's form elicitation (elicitation/create): it
@@ -42,106 +45,74 @@ type ElicitResult struct {
 // every call in progress when the request came has ended.
 type ElicitFunc func(ctx context.Context, req ElicitRequest) (ElicitResult, error)
 
-// elicitation answers elicitation/create: an error answer for a malformed
-// request (or one in URL mode, which is not offered), else the answer of
-// c.elicit.
-func (c *client) elicitation(params json.RawMessage) (*elicitResult, *rpcError) {
-	var p elicitParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, &rpcError{Code: codeInvalidParams, Message: "invalid elicitation/create params: " + err.Error()}
-	}
+// elicitation answers a server's elicitation/create. The SDK has checked
+// the request (a flat object schema of primitives) and checks an accepted
+// answer against the schema. URL mode is not offered, so a request in it
+// is refused.
+func (s *server) elicitation(req context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+	p := r.Params
 	if p.Mode != "" && p.Mode != "form" {
-		return nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("elicitation mode %q is not supported: cordis offers form mode only", p.Mode)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("elicitation mode %q is not supported: cordis offers form mode only", p.Mode)}
 	}
-	if p.Message == nil {
-		return nil, &rpcError{Code: codeInvalidParams, Message: "invalid elicitation/create params: message is missing"}
+	schema, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid elicitation/create requestedSchema: " + err.Error()}
 	}
-	if err := checkFormSchema(p.RequestedSchema); err != nil {
-		return nil, &rpcError{Code: codeInvalidParams, Message: "invalid elicitation/create requestedSchema: " + err.Error()}
-	}
-	ctx, done := c.elicitContext()
+	ctx, done := s.elicitContext(req)
 	defer done()
-	res, err := c.elicit(ctx, ElicitRequest{Server: c.server, Message: *p.Message, RequestedSchema: p.RequestedSchema})
+	log := s.m.opts.Logger.With("server", s.spec.Name)
+	res, err := s.m.opts.Elicit(ctx, ElicitRequest{Server: s.spec.Name, Message: p.Message, RequestedSchema: schema})
 	if err != nil || ctx.Err() != nil {
-		c.log.Debug("MCP elicitation cancelled", "error", err, "context", ctx.Err())
-		return &elicitResult{Action: "cancel"}, nil
+		log.Debug("MCP elicitation cancelled", "error", err, "context", ctx.Err())
+		return &sdk.ElicitResult{Action: "cancel"}, nil
 	}
 	switch res.Action {
 	case "accept":
 		content := bytes.TrimSpace(res.Content)
 		if len(content) == 0 || string(content) == "null" {
-			return &elicitResult{Action: "accept"}, nil
+			return &sdk.ElicitResult{Action: "accept"}, nil
 		}
-		if content[0] != '{' || !json.Valid(content) {
-			c.log.Warn("MCP elicitation accepted with content that is not an object; cancelled", "content", string(content))
-			return &elicitResult{Action: "cancel"}, nil
+		var fields map[string]any
+		if content[0] != '{' || json.Unmarshal(content, &fields) != nil {
+			log.Warn("MCP elicitation accepted with content that is not an object; cancelled", "content", string(content))
+			return &sdk.ElicitResult{Action: "cancel"}, nil
 		}
-		return &elicitResult{Action: "accept", Content: content}, nil
+		return &sdk.ElicitResult{Action: "accept", Content: fields}, nil
 	case "decline", "cancel":
-		return &elicitResult{Action: res.Action}, nil
+		return &sdk.ElicitResult{Action: res.Action}, nil
 	default:
-		c.log.Warn("MCP elicitation answered with an unknown action; cancelled", "action", res.Action)
-		return &elicitResult{Action: "cancel"}, nil
+		log.Warn("MCP elicitation answered with an unknown action; cancelled", "action", res.Action)
+		return &sdk.ElicitResult{Action: "cancel"}, nil
 	}
-}
-
-// checkFormSchema checks that a requestedSchema is a flat object schema:
-// type object, and properties that are objects of a primitive type (or
-// array, a multi-select enum).
-func checkFormSchema(raw json.RawMessage) error {
-	var s struct {
-		Type       string                     `json:"type"`
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if len(raw) == 0 {
-		return fmt.Errorf("missing")
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return err
-	}
-	if s.Type != "object" {
-		return fmt.Errorf("type is %q, not object", s.Type)
-	}
-	for name, prop := range s.Properties {
-		var ps struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(prop, &ps); err != nil {
-			return fmt.Errorf("property %q: %v", name, err)
-		}
-		switch ps.Type {
-		case "string", "number", "integer", "boolean", "array":
-		default:
-			return fmt.Errorf("property %q has type %q, not a primitive", name, ps.Type)
-		}
-	}
-	return nil
 }
 
 // elicitContext is the context of an elicitation (see ElicitFunc) and its
-// cancel function.
-func (c *client) elicitContext() (context.Context, context.CancelFunc) {
-	c.mu.Lock()
-	calls := slices.Collect(maps.Values(c.working))
-	c.mu.Unlock()
+// cancel function. It ends with req, the context the SDK gives the
+// server's request (it ends when the server cancels the request or the
+// connection ends), and with the server.
+func (s *server) elicitContext(req context.Context) (context.Context, context.CancelFunc) {
+	s.mu.Lock()
+	calls := slices.Collect(maps.Values(s.calls))
+	s.mu.Unlock()
+	base := s.life
 	if len(calls) == 1 {
-		ctx, cancel := context.WithCancel(calls[0])
-		stop := context.AfterFunc(c.life, cancel)
-		return ctx, func() { stop(); cancel() }
+		base = calls[0]
 	}
-	ctx, cancel := context.WithCancel(c.life)
-	if len(calls) == 0 {
-		return ctx, cancel
-	}
-	var left atomic.Int64
-	left.Store(int64(len(calls)))
-	stops := make([]func() bool, len(calls))
-	for i, call := range calls {
-		stops[i] = context.AfterFunc(call, func() {
-			if left.Add(-1) == 0 {
-				cancel()
-			}
-		})
+	ctx, cancel := context.WithCancel(base)
+	stops := []func() bool{context.AfterFunc(req, cancel)}
+	switch {
+	case len(calls) == 1:
+		stops = append(stops, context.AfterFunc(s.life, cancel))
+	case len(calls) > 1:
+		var left atomic.Int64
+		left.Store(int64(len(calls)))
+		for _, call := range calls {
+			stops = append(stops, context.AfterFunc(call, func() {
+				if left.Add(-1) == 0 {
+					cancel()
+				}
+			}))
+		}
 	}
 	return ctx, func() {
 		for _, stop := range stops {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cordis-agent/cordis/loop/mcp"
@@ -85,7 +86,7 @@ func TestElicitation(t *testing.T) {
 	mu.Unlock()
 
 	caps := call(t, find(t, ts, "mcp__asker__caps"), `{}`)
-	if caps.Text != `{"roots":{},"elicitation":{}}` {
+	if !sameJSON(caps.Text, `{"roots":{},"elicitation":{}}`) {
 		t.Errorf("initialize capabilities = %s, want roots and elicitation", caps.Text)
 	}
 }
@@ -95,7 +96,7 @@ func TestElicitation(t *testing.T) {
 func TestElicitationNotOffered(t *testing.T) {
 	m := start(t, mcp.Options{}, stdio("asker", "elicit"))
 	ts := m.Tools(context.Background())
-	if caps := call(t, find(t, ts, "mcp__asker__caps"), `{}`); caps.Text != `{"roots":{}}` {
+	if caps := call(t, find(t, ts, "mcp__asker__caps"), `{}`); !sameJSON(caps.Text, `{"roots":{}}`) {
 		t.Errorf("initialize capabilities = %s, want roots only", caps.Text)
 	}
 	res := call(t, find(t, ts, "mcp__asker__ask"), `{"message":"accept"}`)
@@ -156,4 +157,10 @@ func TestElicitationSDKServer(t *testing.T) {
 	if res.IsError || res.Text != "accept true" {
 		t.Errorf("confirm = %q (error %v), want accept true", res.Text, res.IsError)
 	}
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b string) bool {
+	var va, vb any
+	return json.Unmarshal([]byte(a), &va) == nil && json.Unmarshal([]byte(b), &vb) == nil && cmp.Equal(va, vb)
 }

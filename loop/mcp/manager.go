@@ -113,7 +113,7 @@ func Start(ctx context.Context, specs []Spec, opts Options) *Manager {
 	}
 	exposed := serverNames(names)
 	for i, sp := range specs {
-		m.servers = append(m.servers, &server{spec: sp, name: exposed[i], m: m})
+		m.servers = append(m.servers, newServer(m, sp, exposed[i]))
 	}
 	var wg sync.WaitGroup
 	for _, s := range m.servers {

@@ -5,13 +5,32 @@ import (
 	"fmt"
 	"strings"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cordis-agent/cordis/loop/commands"
 )
+
+// PromptArgument is an argument an MCP prompt declares.
+type PromptArgument struct {
+	Name     string
+	Required bool
+}
+
+func promptArguments(args []*sdk.PromptArgument) []*PromptArgument {
+	out := make([]*PromptArgument, 0, len(args))
+	for _, a := range args {
+		if a != nil {
+			out = append(out, &PromptArgument{Name: a.Name, Required: a.Required})
+		}
+	}
+	return out
+}
 
 // promptCommand makes a server's prompt the slash command
 // /mcp__<server>__<prompt>. Running it fetches the prompt with the
 // arguments given and submits its text as the user's turn.
-func promptCommand(s *server, name string, p *remotePrompt) commands.Command {
+func promptCommand(s *server, name string, p *sdk.Prompt) commands.Command {
+	args := promptArguments(p.Arguments)
 	desc := strings.TrimSpace(p.Description)
 	if desc == "" {
 		desc = p.Title
@@ -20,17 +39,17 @@ func promptCommand(s *server, name string, p *remotePrompt) commands.Command {
 		desc = fmt.Sprintf("Prompt %s of the MCP server %s", p.Name, s.spec.Name)
 	}
 	return &commands.Local{
-		Spec: commands.Spec{Name: name, Description: desc, ArgumentHint: argumentHint(p.Arguments), Source: commands.SourceMCP},
+		Spec: commands.Spec{Name: name, Description: desc, ArgumentHint: argumentHint(args), Source: commands.SourceMCP},
 		Run: func(ctx context.Context, inv *commands.Invocation) commands.Intent {
-			args, err := ParseArguments(p.Arguments, inv.Args)
+			values, err := ParseArguments(args, inv.Args)
 			if err != nil {
 				usage := "/" + name
-				if h := argumentHint(p.Arguments); h != "" {
+				if h := argumentHint(args); h != "" {
 					usage += " " + h
 				}
 				return commands.ShowError{Message: fmt.Sprintf("/%s: %v. Usage: %s (arguments by position or as name=value).", name, err, usage)}
 			}
-			text, err := s.getPrompt(ctx, p.Name, args)
+			text, err := s.getPrompt(ctx, p.Name, values)
 			if err != nil {
 				return commands.ShowError{Message: fmt.Sprintf("/%s: %v", name, err)}
 			}
@@ -158,14 +177,15 @@ func tokenize(line string) ([]string, error) {
 
 // getPrompt fetches a prompt and flattens its messages to one text.
 func (s *server) getPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
-	c, err := s.session()
+	cs, err := s.session()
 	if err != nil {
 		return "", fmt.Errorf("the MCP server %q is not running: %v", s.spec.Name, err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
 	defer cancel()
-	var res promptResult
-	if err := c.call(cctx, "prompts/get", getPromptParams{Name: name, Arguments: args}, &res); err != nil {
+	defer s.track(cctx)()
+	res, err := cs.GetPrompt(cctx, &sdk.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
@@ -182,7 +202,7 @@ func (s *server) getPrompt(ctx context.Context, name string, args map[string]str
 		if m == nil || m.Content == nil {
 			continue
 		}
-		text := resultOf(&callResult{Content: []content{*m.Content}}).Text
+		text := resultOf([]sdk.Content{m.Content}, nil, false).Text
 		if m.Role == "assistant" {
 			text = "Assistant: " + text
 		}

@@ -5,14 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cordis-agent/cordis/internal/proc"
 )
+
+// protocolVersion is the MCP revision cordis asks for: the last one with
+// the initialize handshake, which every server in use speaks. (The SDK
+// would otherwise probe with server/discover of 2026-07-28 first.) Servers
+// may answer with an older revision the SDK supports.
+const protocolVersion = "2025-11-25"
 
 // server is one configured MCP server and its connection.
 type server struct {
@@ -23,11 +34,20 @@ type server struct {
 	// Set when list_changed arrives; the next Tools / Commands re-lists.
 	toolsStale, promptsStale atomic.Bool
 
-	mu      sync.Mutex
-	c       *client
+	// life ends when the server stops; elicitations in progress end with
+	// it, so that closing the session does not wait for the editor.
+	life     context.Context
+	stopLife context.CancelFunc
+
+	mu sync.Mutex
+	cs *sdk.ClientSession
+	// conn is the transport's connection, closed before the session on
+	// stop so that calls in progress fail at once (the SDK's Close waits
+	// for them).
+	conn    sdk.Connection
 	proc    *proc.Process
-	tools   []*remoteTool
-	prompts []*remotePrompt
+	tools   []*sdk.Tool
+	prompts []*sdk.Prompt
 	// version counts changes of tools/prompts, so the manager knows when
 	// to rebuild what it derived from them.
 	toolsVersion, promptsVersion uint64
@@ -35,8 +55,19 @@ type server struct {
 	err     error
 	started bool // the handshake succeeded once
 	closing bool
+	ended   chan struct{} // closed when the connection has ended
 	// closeIdle empties the server's HTTP connection pool.
 	closeIdle func()
+	// calls are the contexts of the calls in progress that may elicit
+	// (tools/call, prompts/get), by a key of the server's own.
+	calls    map[uint64]context.Context
+	lastCall uint64
+}
+
+func newServer(m *Manager, spec Spec, name string) *server {
+	s := &server{spec: spec, name: name, m: m, ended: make(chan struct{}), calls: map[uint64]context.Context{}}
+	s.life, s.stopLife = context.WithCancel(context.Background())
+	return s
 }
 
 func (s *server) transportName() string {
@@ -58,28 +89,30 @@ func (s *server) connect(ctx context.Context) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	c := newClient(t, opts.Logger.With("server", s.spec.Name), opts.Roots, s.notified)
-	c.server, c.elicit = s.spec.Name, opts.Elicit
-	s.mu.Lock()
-	s.c = c
-	s.mu.Unlock()
-	res, err := c.connect(ctx, opts.Version)
+	client := sdk.NewClient(&sdk.Implementation{Name: "cordis", Title: "cordis", Version: opts.Version}, s.clientOptions())
+	client.AddReceivingMiddleware(s.refuseUnoffered)
+	client.AddRoots(roots(opts.Roots)...)
+	cs, err := client.Connect(ctx, keptTransport{t, s}, &sdk.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		return s.fail(s.explain("the MCP handshake", ctx, err))
 	}
+	s.mu.Lock()
+	s.cs = cs
+	s.mu.Unlock()
+	go s.watch(cs)
 
-	caps := res.Capabilities
+	caps := cs.InitializeResult().Capabilities
 	var (
-		toolList   []*remoteTool
-		promptList []*remotePrompt
+		toolList   []*sdk.Tool
+		promptList []*sdk.Prompt
 	)
 	if caps == nil || caps.Tools != nil {
-		if toolList, err = c.listTools(ctx); err != nil {
+		if toolList, err = s.listTools(ctx, cs); err != nil {
 			return s.fail(s.explain("tools/list", ctx, err))
 		}
 	}
 	if caps != nil && caps.Prompts != nil {
-		if promptList, err = c.listPrompts(ctx); err != nil {
+		if promptList, err = s.listPrompts(ctx, cs); err != nil {
 			return s.fail(s.explain("prompts/list", ctx, err))
 		}
 	}
@@ -91,9 +124,83 @@ func (s *server) connect(ctx context.Context) error {
 	return nil
 }
 
+// clientOptions are the SDK client's options for this server. The roots
+// capability is offered without listChanged (the roots never change
+// during a session); elicitation only with Options.Elicit, as {} (form
+// mode only, the 2025-06-18 shape that 2025-11-25 reads as form only too:
+// {"form":{}} would be refused by strict 2025-06-18 servers, and the
+// version is not known before the answer).
+func (s *server) clientOptions() *sdk.ClientOptions {
+	o := &sdk.ClientOptions{
+		Logger:                   s.m.opts.Logger.With("server", s.spec.Name),
+		Capabilities:             &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}},
+		ToolListChangedHandler:   func(context.Context, *sdk.ToolListChangedRequest) { s.toolsStale.Store(true) },
+		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) { s.promptsStale.Store(true) },
+	}
+	if s.m.opts.Elicit != nil {
+		o.Capabilities.Elicitation = &sdk.ElicitationCapabilities{}
+		o.ElicitationHandler = s.elicitation
+	}
+	return o
+}
+
+// refuseUnoffered answers "method not found" to the server's requests for
+// what cordis does not offer (sampling; elicitation without
+// Options.Elicit), where the SDK would answer with codes of its own, so
+// that servers fall back as they do for clients without the method.
+func (s *server) refuseUnoffered(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "sampling/createMessage" || (method == "elicitation/create" && s.m.opts.Elicit == nil) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func roots(dirs []string) []*sdk.Root {
+	out := make([]*sdk.Root, 0, len(dirs))
+	for _, d := range dirs {
+		out = append(out, &sdk.Root{URI: (&url.URL{Scheme: "file", Path: d}).String(), Name: filepath.Base(d)})
+	}
+	return out
+}
+
+// keptTransport keeps the connection its transport makes, for stop. It
+// returns that connection itself, not a wrapper: the SDK finds optional
+// behaviour of its own connections by type assertion.
+type keptTransport struct {
+	sdk.Transport
+	s *server
+}
+
+// Connect connects within ctx, the handshake's. The connection itself
+// lives on the server's life: the SSE transport's event stream is
+// requested with the context Connect is given, and would end with the
+// handshake's.
+func (t keptTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	life, cancel := context.WithCancel(t.s.life)
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.Transport.Connect(life)
+	if !stop() { // ctx ended first: so did the connection
+		cancel()
+		if err == nil {
+			conn.Close()
+		}
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	t.s.mu.Lock()
+	t.s.conn = conn
+	t.s.mu.Unlock()
+	return conn, nil
+}
+
 // notified marks the lists stale that a list_changed notification names.
-// It runs on the connection's read path: a notification the server sent
-// before an answer is seen before the caller gets that answer.
+// The transports call it on their read path: a notification the server
+// sent before an answer is seen before the caller gets that answer.
 func (s *server) notified(method string) {
 	switch method {
 	case "notifications/tools/list_changed":
@@ -119,9 +226,9 @@ func baseEnv() []string {
 	return out
 }
 
-// transport builds the transport for the spec; for stdio it starts the
+// transport builds the SDK transport for the spec; for stdio it starts the
 // process, as an owned process group.
-func (s *server) transport() (transport, error) {
+func (s *server) transport() (sdk.Transport, error) {
 	opts := &s.m.opts
 	switch s.spec.Type {
 	case "", "stdio":
@@ -137,10 +244,14 @@ func (s *server) transport() (transport, error) {
 		s.proc = p
 		s.mu.Unlock()
 		go s.watchExit(p)
-		return &stdioTransport{p: p}, nil
+		return &stdioTransport{p: p, log: opts.Logger.With("server", s.spec.Name), seen: s.notified}, nil
 	case "http", "sse":
 		if s.spec.URL == "" {
 			return nil, fmt.Errorf("no url given")
+		}
+		origin, err := url.Parse(s.spec.URL)
+		if err != nil {
+			return nil, fmt.Errorf("bad url: %v", err)
 		}
 		var base http.RoundTripper
 		if opts.HTTPClient != nil && opts.HTTPClient.Transport != nil {
@@ -153,11 +264,11 @@ func (s *server) transport() (transport, error) {
 			s.mu.Unlock()
 			base = own
 		}
-		hc := &http.Client{Transport: headerTransport{base: base, headers: s.spec.Headers}}
+		hc := &http.Client{Transport: &editorTransport{base: base, origin: origin, headers: s.spec.Headers, sameOriginOnly: s.spec.Type == "sse", life: s.life, seen: s.notified}}
 		if s.spec.Type == "sse" {
-			return newSSETransport(s.spec.URL, hc), nil
+			return &sdk.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: hc, MaxEventSize: maxMessageSize}, nil
 		}
-		return newStreamableTransport(s.spec.URL, hc, opts.StopGrace, opts.Logger.With("server", s.spec.Name)), nil
+		return &sdk.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: hc, MaxEventSize: maxMessageSize}, nil
 	}
 	return nil, fmt.Errorf("unknown transport type %q (valid: stdio, http, sse)", s.spec.Type)
 }
@@ -172,6 +283,31 @@ func (s *server) watchExit(p *proc.Process) {
 		return
 	}
 	s.err = s.exitError("stopped")
+}
+
+// watch marks an http or sse server whose connection ends on its own as
+// stopped. (A stdio server's end is explained by watchExit.)
+func (s *server) watch(cs *sdk.ClientSession) {
+	err := cs.Wait()
+	close(s.ended)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing || s.err != nil || s.proc != nil {
+		return
+	}
+	s.err = s.lostConnection(err)
+}
+
+// lostConnection says how an http or sse server's connection ended, as a
+// phrase about the server.
+func (s *server) lostConnection(err error) error {
+	switch {
+	case errors.Is(err, sdk.ErrSessionMissing):
+		return errors.New("ended the MCP session")
+	case s.spec.Type == "sse":
+		return errors.New("closed its event stream")
+	}
+	return errors.New("closed the connection")
 }
 
 // exitError describes how the process ended, with the tail of its stderr.
@@ -244,22 +380,19 @@ func (s *server) fail(err error) error {
 	return err
 }
 
-// failure returns why the server is unusable, or nil.
-func (s *server) failure() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
 // stop closes the connection and stops the process group. It is
 // idempotent.
 func (s *server) stop() {
 	s.mu.Lock()
 	s.closing = true
-	c, p, closeIdle := s.c, s.proc, s.closeIdle
+	cs, conn, p, closeIdle := s.cs, s.conn, s.proc, s.closeIdle
 	s.mu.Unlock()
-	if c != nil {
-		c.close()
+	if conn != nil {
+		conn.Close() // first: a streamable HTTP session is ended with a DELETE
+	}
+	s.stopLife()
+	if cs != nil {
+		cs.Close()
 	}
 	if closeIdle != nil {
 		closeIdle()
@@ -270,50 +403,110 @@ func (s *server) stop() {
 }
 
 // session returns the connection, or why the server is unusable.
-func (s *server) session() (*client, error) {
+func (s *server) session() (*sdk.ClientSession, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return nil, s.err
 	}
-	return s.c, nil
+	return s.cs, nil
+}
+
+// track records ctx as the context of a call in progress that may elicit
+// (see ElicitFunc), until the returned function is called.
+func (s *server) track(ctx context.Context) (untrack func()) {
+	s.mu.Lock()
+	s.lastCall++
+	key := s.lastCall
+	s.calls[key] = ctx
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.calls, key)
+		s.mu.Unlock()
+	}
 }
 
 // brokenConnection decides, after a request failed, whether the server is
 // gone; if so it is marked stopped and the reason is returned.
 func (s *server) brokenConnection(err error) error {
-	var wire *rpcError
-	if errors.As(err, &wire) || errors.Is(err, errBadAnswer) {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
 		return nil // the server answered: it is alive
 	}
-	p := s.process()
-	if p != nil {
+	var gone error
+	if p := s.process(); p != nil {
 		if !s.waitExit(p) {
 			return nil
 		}
-		s.mu.Lock()
-		if s.err == nil {
-			s.err = s.exitError("stopped")
+		gone = s.exitError("stopped")
+	} else {
+		select {
+		case <-s.ended:
+		default:
+			if !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, sdk.ErrSessionMissing) {
+				return nil
+			}
 		}
-		err = s.err
-		s.mu.Unlock()
-		return err
+		gone = s.lostConnection(err)
 	}
-	if errors.Is(err, errClosed) {
-		s.mu.Lock()
-		if s.err == nil {
-			s.err = err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = gone
+	}
+	return s.err
+}
+
+// listTools lists the server's tools, page by page.
+func (s *server) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Tool, error) {
+	return listAll(s, "tools/list", func(cursor string) ([]*sdk.Tool, string, error) {
+		res, err := cs.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
 		}
-		err = s.err
-		s.mu.Unlock()
-		return err
+		return res.Tools, res.NextCursor, nil
+	})
+}
+
+// listPrompts lists the server's prompts, page by page.
+func (s *server) listPrompts(ctx context.Context, cs *sdk.ClientSession) ([]*sdk.Prompt, error) {
+	return listAll(s, "prompts/list", func(cursor string) ([]*sdk.Prompt, string, error) {
+		res, err := cs.ListPrompts(ctx, &sdk.ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return res.Prompts, res.NextCursor, nil
+	})
+}
+
+// listAll follows nextCursor. A server that repeats a cursor would be
+// paged forever (as the SDK's iterators would): the list stops there.
+func listAll[T any](s *server, method string, page func(cursor string) ([]T, string, error)) ([]T, error) {
+	var out []T
+	seen := map[string]bool{}
+	cursor := ""
+	for {
+		items, next, err := page(cursor)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+		if next == "" {
+			return out, nil
+		}
+		if seen[next] {
+			s.m.opts.Logger.Warn("MCP server repeated a page cursor; the list ends there", "server", s.spec.Name, "method", method, "cursor", next)
+			return out, nil
+		}
+		seen[next] = true
+		cursor = next
 	}
-	return nil
 }
 
 // refresh re-lists what a list_changed notification marked stale.
 func (s *server) refresh(ctx context.Context) {
-	c, err := s.session()
+	cs, err := s.session()
 	if err != nil {
 		s.toolsStale.Store(false)
 		s.promptsStale.Store(false)
@@ -322,7 +515,7 @@ func (s *server) refresh(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, s.m.opts.HandshakeTimeout)
 	defer cancel()
 	if s.toolsStale.Swap(false) {
-		list, err := c.listTools(ctx)
+		list, err := s.listTools(ctx, cs)
 		if err != nil {
 			s.m.opts.Logger.Warn("MCP tools/list after list_changed failed", "server", s.spec.Name, "error", err)
 			s.brokenConnection(err)
@@ -334,7 +527,7 @@ func (s *server) refresh(ctx context.Context) {
 		}
 	}
 	if s.promptsStale.Swap(false) {
-		list, err := c.listPrompts(ctx)
+		list, err := s.listPrompts(ctx, cs)
 		if err != nil {
 			s.m.opts.Logger.Warn("MCP prompts/list after list_changed failed", "server", s.spec.Name, "error", err)
 			s.brokenConnection(err)
@@ -345,20 +538,4 @@ func (s *server) refresh(ctx context.Context) {
 			s.mu.Unlock()
 		}
 	}
-}
-
-// headerTransport adds the configured headers to every request.
-type headerTransport struct {
-	base    http.RoundTripper
-	headers []Header
-}
-
-func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(h.headers) > 0 {
-		r = r.Clone(r.Context())
-		for _, hd := range h.headers {
-			r.Header.Set(hd.Name, hd.Value)
-		}
-	}
-	return h.base.RoundTrip(r)
 }

@@ -3,11 +3,15 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cordis-agent/cordis/loop/tools"
 )
@@ -17,27 +21,26 @@ import (
 type Tool struct {
 	s      *server
 	name   string
-	remote *remoteTool
+	remote *sdk.Tool
 	schema json.RawMessage
 }
 
 var _ tools.Tool = (*Tool)(nil)
 
-func newTool(s *server, name string, remote *remoteTool) *Tool {
+func newTool(s *server, name string, remote *sdk.Tool) *Tool {
 	return &Tool{s: s, name: name, remote: remote, schema: inputSchema(remote.InputSchema)}
 }
 
-// inputSchema passes the server's schema through (keys sorted, numbers as
-// written); the APIs need an object schema, so a missing one becomes the
-// empty object schema and a missing type is set to object.
-func inputSchema(raw json.RawMessage) json.RawMessage {
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&m) != nil || m == nil {
+// inputSchema passes the server's schema through (keys sorted); the APIs
+// need an object schema, so a missing one becomes the empty object schema
+// and a missing type is set to object.
+func inputSchema(schema any) json.RawMessage {
+	m, ok := schema.(map[string]any)
+	if !ok || m == nil {
 		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	if _, has := m["type"]; !has {
+		m = maps.Clone(m)
 		m["type"] = "object"
 	}
 	b, err := json.Marshal(m)
@@ -148,19 +151,20 @@ func argSummary(input json.RawMessage, n int) string {
 // cancels the call on the server. Failures are error results.
 func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) tools.Result {
 	s := t.s
-	c, err := s.session()
+	cs, err := s.session()
 	if err != nil {
 		return tools.Errorf("The MCP server %q is not running: %v. Its tools are unavailable for the rest of this session.", s.spec.Name, err)
 	}
-	args := input
-	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+	args := bytes.TrimSpace(input)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
 	timeout := s.m.opts.CallTimeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var res callResult
-	if err := c.call(cctx, "tools/call", callParams{Name: t.remote.Name, Arguments: args}, &res); err != nil {
+	defer s.track(cctx)()
+	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.remote.Name, Arguments: json.RawMessage(args)})
+	if err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return tools.Errorf("The call to %s was cancelled.", t.name)
@@ -172,35 +176,38 @@ func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) too
 		}
 		return tools.Errorf("The MCP server %q failed to run %s: %v", s.spec.Name, t.remote.Name, err)
 	}
-	return resultOf(&res)
+	return resultOf(res.Content, res.StructuredContent, res.IsError)
 }
 
 // resultOf converts a tools/call result: text content joined, other
 // content summarized, structured content as JSON when there is no text.
-func resultOf(res *callResult) tools.Result {
+// Images also go to the model.
+func resultOf(content []sdk.Content, structuredContent any, isError bool) tools.Result {
 	var parts []string
 	var images []tools.Image
 	hasText := false
-	for _, c := range res.Content {
-		switch c.Type {
-		case "text":
+	for _, c := range content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 			hasText = true
-		case "image", "audio":
-			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes]", c.Type, orUnknown(c.MIMEType), tools.DecodedLen(c.Data)))
-			if img, ok := tools.SendableImage(c.MIMEType, c.Data); ok && c.Type == "image" {
+		case *sdk.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+			if img, ok := tools.SendableImage(c.MIMEType, base64.StdEncoding.EncodeToString(c.Data)); ok {
 				images = append(images, img)
 			}
-		case "resource_link":
+		case *sdk.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data)))
+		case *sdk.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource link: %s%s]", c.URI, labelled(c.Title, c.Name)))
-		case "resource":
+		case *sdk.EmbeddedResource:
 			parts = append(parts, embedded(c.Resource))
 		default:
-			parts = append(parts, fmt.Sprintf("[%s content]", c.Type))
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
 		}
 	}
 	if !hasText {
-		if s := structured(res.StructuredContent); s != "" {
+		if s := structured(structuredContent); s != "" {
 			parts = append([]string{s}, parts...)
 		}
 	}
@@ -208,16 +215,13 @@ func resultOf(res *callResult) tools.Result {
 	if text == "" {
 		text = "(the tool returned no content)"
 	}
-	return tools.Result{Text: text, IsError: res.IsError, Images: images}
+	return tools.Result{Text: text, IsError: isError, Images: images}
 }
 
 // structured is structured content as compact JSON, keys sorted, or ""
 // when there is none.
-func structured(raw json.RawMessage) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil || v == nil {
+func structured(v any) string {
+	if v == nil {
 		return ""
 	}
 	b, err := json.Marshal(v)
@@ -227,14 +231,14 @@ func structured(raw json.RawMessage) string {
 	return string(b)
 }
 
-func embedded(r *resourceContents) string {
+func embedded(r *sdk.ResourceContents) string {
 	if r == nil {
 		return "[resource]"
 	}
 	if r.Text != "" {
 		return fmt.Sprintf("[resource: %s]\n%s", r.URI, r.Text)
 	}
-	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), tools.DecodedLen(r.Blob))
+	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, orUnknown(r.MIMEType), len(r.Blob))
 }
 
 func orUnknown(s string) string {
