@@ -6,6 +6,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/invopop/jsonschema v0.13.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	golang.org/x/sys v0.41.0
 	gopkg.in/yaml.v3 v3.0.1

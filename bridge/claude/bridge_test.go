@@ -93,12 +93,13 @@ func TestCancelKillsHooks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	d, err := b.Run(ctx, inputFor(hooks.PreToolUse, t.TempDir()))
+	var rec recorded
+	d, err := b.Run(ctx, rec.input(inputFor(hooks.PreToolUse, t.TempDir())))
 	if time.Since(start) > 10*time.Second {
 		t.Fatal("cancel did not stop the hook")
 	}
-	if err == nil || !strings.Contains(err.Error(), "cancelled") || !isZero(d) {
-		t.Fatalf("got %+v, %v", d, err)
+	if err != nil || len(rec.failures) != 1 || !strings.Contains(rec.failures[0].Error, "cancelled") || !isZero(d) {
+		t.Fatalf("got %+v, %v, %+v", d, err, rec.failures)
 	}
 }
 

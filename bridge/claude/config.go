@@ -5,15 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
@@ -40,10 +35,17 @@ type handler struct {
 	shell   []string
 	async   bool
 	ifRule  string
+	// matcher is its group's.
+	matcher matcher
 	// id is the hook's identity in the trust store (a project file's
 	// hooks run only once trusted).
 	id trust.Hook
 }
+
+func (h handler) Identity() trust.Hook { return h.id }
+
+// Advisory: an async hook cannot block, so it is no guard.
+func (h handler) Advisory() bool { return h.async }
 
 type group struct {
 	matcher matcher
@@ -70,6 +72,14 @@ var supportedEvents = []hooks.Event{
 	hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Stop, hooks.SubagentStart,
 	hooks.SubagentStop, hooks.PreCompact, hooks.SessionEnd, hooks.Notification,
 }
+
+// sortedEvents are supportedEvents sorted by name: the order of a file's
+// hooks (a JSON object's keys have none that encoding/json keeps).
+var sortedEvents = func() []hooks.Event {
+	out := slices.Clone(supportedEvents)
+	slices.Sort(out)
+	return out
+}()
 
 // otherClaudeEvents exist in Claude Code but have no seam in cordis: their
 // hooks are loaded with a warning and never run.
@@ -161,6 +171,7 @@ func (s *settings) parseGroup(where string, raw json.RawMessage, id trust.Hook) 
 	for hi, rawH := range g.Hooks {
 		h, ok := s.parseHandler(fmt.Sprintf("%s.hooks[%d]", where, hi), rawH, id)
 		if ok {
+			h.matcher = m
 			out.hooks = append(out.hooks, h)
 		}
 	}
@@ -305,151 +316,4 @@ func position(data []byte, off int64) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = int(off) - bytes.LastIndexByte(before, '\n')
 	return line, col
-}
-
-// fileState is the cached view of one settings file.
-type fileState struct {
-	exists  bool
-	modTime time.Time
-	size    int64
-	set     *settings // nil when missing or malformed
-	err     error     // malformed
-	checked bool
-	// project is set when the file was last loaded as a project file
-	// found by discovery (its hooks run only once trusted).
-	project bool
-}
-
-// loader reads settings files, caches them by path and re-reads a file
-// when its modification time or size changes. It logs each problem once
-// per version of a file.
-type loader struct {
-	log *slog.Logger
-	// explicit is the configured path: a missing file is logged at warn
-	// level; the standard files are optional and logged at debug level.
-	explicit string
-
-	mu    sync.Mutex
-	files map[string]*fileState
-}
-
-// load returns the settings of src, or nil when it is missing or
-// malformed.
-func (l *loader) load(src source) *settings {
-	st := l.loadState(src)
-	return st.set
-}
-
-// loadState returns (a copy of) the cached view of src, re-reading the
-// file when it changed.
-func (l *loader) loadState(src source) fileState {
-	path := src.path
-	info, statErr := os.Stat(path)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	st := l.files[path]
-	if st == nil {
-		st = &fileState{}
-		l.files[path] = st
-	}
-	st.project = src.project
-	if statErr != nil {
-		if !st.checked || st.exists {
-			l.logMissing(path, statErr)
-		}
-		*st = fileState{checked: true, project: src.project}
-		return *st
-	}
-	if st.checked && st.exists && info.ModTime().Equal(st.modTime) && info.Size() == st.size {
-		return *st
-	}
-	*st = fileState{checked: true, exists: true, modTime: info.ModTime(), size: info.Size(), project: src.project}
-	data, err := trust.ReadHookFile(path, src.project)
-	if err == nil && info.IsDir() {
-		err = fmt.Errorf("%s is a directory", path)
-	}
-	if err != nil {
-		st.err = fmt.Errorf("%s: cannot read: %v", path, err)
-		l.log.Error("claude hooks: cannot read hook settings; its hooks do not run", "path", path, "error", err)
-		return *st
-	}
-	set, err := parseSettings(path, data)
-	if err != nil {
-		st.err = err
-		l.log.Error("claude hooks: malformed hook settings; its hooks do not run, other files still load", "path", path, "error", err.Error())
-		return *st
-	}
-	st.set = set
-	for _, p := range set.problems {
-		l.log.Error("claude hooks: problem in hook settings", "problem", p)
-	}
-	for _, w := range set.warnings {
-		l.log.Warn("claude hooks: unsupported hook setting", "warning", w)
-	}
-	return *st
-}
-
-func (l *loader) logMissing(path string, err error) {
-	if !errors.Is(err, fs.ErrNotExist) {
-		l.log.Warn("claude hooks: cannot read hook settings", "path", path, "error", err)
-		return
-	}
-	if path == l.explicit {
-		l.log.Warn("claude hooks: hook file not found; no Claude hooks run", "path", path)
-		return
-	}
-	l.log.Debug("claude hooks: no hook settings", "path", path)
-}
-
-// seen returns (copies of) the cached views of every file seen, by path.
-func (l *loader) seen() []fileState {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	paths := make([]string, 0, len(l.files))
-	for p := range l.files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	out := make([]fileState, len(paths))
-	for i, p := range paths {
-		out[i] = *l.files[p]
-	}
-	return out
-}
-
-// source is one settings file in effect for a session.
-type source struct {
-	path string
-	// project: found by discovery in the session's project folder; its
-	// hooks run only once trusted.
-	project bool
-}
-
-// sources returns the files that configure hooks for a session in cwd,
-// lowest precedence first: the explicit file alone, or
-// ~/.claude/settings.json, then the project's .claude/settings.json and
-// .claude/settings.local.json. When cwd is the home directory its
-// .claude files are the user's own and need no trust.
-func sources(explicit, userDir, home, cwd string) []source {
-	if explicit != "" {
-		return []source{{path: explicit}}
-	}
-	var out []source
-	add := func(p string, project bool) {
-		if p != "" && !slices.ContainsFunc(out, func(s source) bool { return s.path == p }) {
-			out = append(out, source{path: p, project: project})
-		}
-	}
-	if userDir != "" {
-		add(filepath.Join(userDir, "settings.json"), false)
-	}
-	if cwd != "" {
-		if abs, err := filepath.Abs(cwd); err == nil {
-			cwd = abs
-		}
-		project := !trust.SamePath(cwd, home)
-		add(filepath.Join(cwd, ".claude", "settings.json"), project)
-		add(filepath.Join(cwd, ".claude", "settings.local.json"), project)
-	}
-	return out
 }

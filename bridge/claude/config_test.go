@@ -32,7 +32,7 @@ func standardBridge(t *testing.T, home string) (*Bridge, *bytes.Buffer) {
 // store: the project files' hooks, as they are now, run.
 func trustProject(t testing.TB, b *Bridge, cwd string) {
 	t.Helper()
-	for _, d := range discover(b.userDir, b.home, cwd) {
+	for _, d := range discover(b.dialect.userDir, b.dialect.home, cwd) {
 		if err := b.trust.Trust(d); err != nil {
 			t.Fatal(err)
 		}
@@ -151,12 +151,12 @@ func TestMalformedFileOthersStillLoad(t *testing.T) {
 	if len(probs) != 1 || !strings.Contains(probs[0], bad+":3:") || !strings.Contains(probs[0], "malformed JSON") {
 		t.Fatalf("problems: %q", probs)
 	}
-	if n := strings.Count(logs.String(), "malformed hook settings"); n != 1 {
+	if n := strings.Count(logs.String(), "malformed JSON"); n != 1 {
 		t.Fatalf("logged %d times:\n%s", n, logs)
 	}
 	// Logged once per version of the file.
 	b.Run(context.Background(), inputFor(hooks.UserPromptSubmit, cwd))
-	if n := strings.Count(logs.String(), "malformed hook settings"); n != 1 {
+	if n := strings.Count(logs.String(), "malformed JSON"); n != 1 {
 		t.Fatalf("logged %d times after a second run", n)
 	}
 	// Fixing the file is picked up (mtime/size change); its hook is new,

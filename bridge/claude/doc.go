@@ -59,8 +59,9 @@
 // only; stdout beginning with '{' is JSON; exit 2 blocks as the event
 // allows, with the JSON reason or else stderr as the feedback; any other
 // exit is a non-blocking error unless stdout is a schema-valid JSON
-// object, which then decides. A command that times out, crashes or cannot
-// start has no say. For a PreToolUse or PermissionRequest hook that is
+// object, which then decides. A command that fails (it times out,
+// crashes, cannot start, or its output is unusable) has no say; it is
+// logged and recorded as hook/error, and the other commands still decide. For a PreToolUse or PermissionRequest hook that is
 // Claude Code's behaviour too (the call proceeds), but cordis always tells
 // the user and records hook/error; with the entry's guardFailure: deny
 // such a guard denies the call instead (package bridge/internal/guard). The verdicts of one event are merged in configuration
@@ -73,5 +74,7 @@
 //
 // A Bridge is shared by every session of the process: Run, Applies,
 // Problems and Doctor are safe for concurrent use, and one session's run
-// never waits for another's.
+// never waits for another's. Discovery, caching, trust, running and
+// reporting are the bridge engine's (bridge/internal/engine); this package
+// holds Claude Code's tables and rules.
 package claude

@@ -1,7 +1,9 @@
 package claude
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,4 +91,25 @@ func inputFor(ev hooks.Event, cwd string) *hooks.Input {
 		in.Message, in.NotificationType = "needs you", "idle_prompt"
 	}
 	return in
+}
+
+func isZero(d hooks.Decision) bool {
+	return d.Permission == hooks.NoOpinion && !d.Block && d.Reason == "" && d.UpdatedInput == nil &&
+		d.ReplaceResult == nil && len(d.AdditionalContext) == 0 && len(d.SystemMessages) == 0 && !d.StopTurn && d.StopReason == ""
+}
+
+// runRecorded runs b for in as the pipeline would and returns its
+// decision and, as one error, the failures it recorded as hook/error
+// (a bridge records a failed command rather than returning an error).
+func runRecorded(b *Bridge, in *hooks.Input) (hooks.Decision, error) {
+	var rec recorded
+	d, err := b.Run(context.Background(), rec.input(in))
+	if err != nil {
+		return d, err
+	}
+	var errs []error
+	for _, f := range rec.failures {
+		errs = append(errs, errors.New(f.Error))
+	}
+	return d, errors.Join(errs...)
 }

@@ -1,71 +1,33 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
 
+	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/hooks"
 )
-
-// object writes a JSON object with its keys in insertion order, so that
-// hooks see the fields in the order Claude Code documents them.
-type object struct {
-	buf bytes.Buffer
-	n   int
-}
-
-func (o *object) add(key string, v any) {
-	if o.n == 0 {
-		o.buf.WriteByte('{')
-	} else {
-		o.buf.WriteByte(',')
-	}
-	o.n++
-	k, _ := json.Marshal(key)
-	o.buf.Write(k)
-	o.buf.WriteByte(':')
-	var b []byte
-	switch x := v.(type) {
-	case json.RawMessage:
-		b = x
-	default:
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			b = []byte("null")
-		}
-	}
-	o.buf.Write(b)
-}
-
-func (o *object) bytes() []byte {
-	if o.n == 0 {
-		return []byte("{}")
-	}
-	o.buf.WriteByte('}')
-	return o.buf.Bytes()
-}
 
 // renderInput is the stdin of a Claude Code hook for in: the common fields
 // (session_id, transcript_path, cwd, permission_mode, hook_event_name),
 // agent_id/agent_type inside subagents, then the event's own fields, each
 // present even when empty where Claude Code always sends it.
 func renderInput(in *hooks.Input) []byte {
-	var o object
-	o.add("session_id", in.SessionID)
-	o.add("transcript_path", in.TranscriptPath)
-	o.add("cwd", in.Cwd)
+	o := engine.Object{EscapeHTML: true}
+	o.Set("session_id", in.SessionID)
+	o.Set("transcript_path", in.TranscriptPath)
+	o.Set("cwd", in.Cwd)
 	if in.PermissionMode != "" {
-		o.add("permission_mode", in.PermissionMode)
+		o.Set("permission_mode", in.PermissionMode)
 	}
-	o.add("hook_event_name", string(in.Event))
+	o.Set("hook_event_name", string(in.Event))
 	switch in.Event {
 	case hooks.SubagentStart, hooks.SubagentStop:
 	default:
 		if in.AgentID != "" {
-			o.add("agent_id", in.AgentID)
+			o.Set("agent_id", in.AgentID)
 		}
 		if in.AgentType != "" {
-			o.add("agent_type", in.AgentType)
+			o.Set("agent_type", in.AgentType)
 		}
 	}
 	toolInput := in.ToolInput
@@ -74,52 +36,52 @@ func renderInput(in *hooks.Input) []byte {
 	}
 	switch in.Event {
 	case hooks.SessionStart:
-		o.add("source", in.Source)
+		o.Set("source", in.Source)
 		if in.Model != "" {
-			o.add("model", in.Model)
+			o.Set("model", in.Model)
 		}
 	case hooks.UserPromptSubmit:
-		o.add("prompt", in.Prompt)
+		o.Set("prompt", in.Prompt)
 	case hooks.PreToolUse:
-		o.add("tool_name", in.ToolName)
-		o.add("tool_input", toolInput)
-		o.add("tool_use_id", in.ToolUseID)
+		o.Set("tool_name", in.ToolName)
+		o.Set("tool_input", toolInput)
+		o.Set("tool_use_id", in.ToolUseID)
 	case hooks.PermissionRequest:
-		o.add("tool_name", in.ToolName)
-		o.add("tool_input", toolInput)
+		o.Set("tool_name", in.ToolName)
+		o.Set("tool_input", toolInput)
 	case hooks.PostToolUse:
-		o.add("tool_name", in.ToolName)
-		o.add("tool_input", toolInput)
-		o.add("tool_response", toolResponse(in.ToolName, toolInput, in.ToolResponse))
-		o.add("tool_use_id", in.ToolUseID)
+		o.Set("tool_name", in.ToolName)
+		o.Set("tool_input", toolInput)
+		o.Set("tool_response", toolResponse(in.ToolName, toolInput, in.ToolResponse))
+		o.Set("tool_use_id", in.ToolUseID)
 	case hooks.PostToolUseFailure:
-		o.add("tool_name", in.ToolName)
-		o.add("tool_input", toolInput)
-		o.add("tool_use_id", in.ToolUseID)
-		o.add("error", in.Error)
-		o.add("is_interrupt", false)
+		o.Set("tool_name", in.ToolName)
+		o.Set("tool_input", toolInput)
+		o.Set("tool_use_id", in.ToolUseID)
+		o.Set("error", in.Error)
+		o.Set("is_interrupt", false)
 	case hooks.Stop:
-		o.add("stop_hook_active", in.StopHookActive)
-		o.add("last_assistant_message", in.LastAssistantMessage)
+		o.Set("stop_hook_active", in.StopHookActive)
+		o.Set("last_assistant_message", in.LastAssistantMessage)
 	case hooks.SubagentStart:
-		o.add("agent_id", in.AgentID)
-		o.add("agent_type", in.AgentType)
+		o.Set("agent_id", in.AgentID)
+		o.Set("agent_type", in.AgentType)
 	case hooks.SubagentStop:
-		o.add("stop_hook_active", in.StopHookActive)
-		o.add("agent_id", in.AgentID)
-		o.add("agent_type", in.AgentType)
-		o.add("agent_transcript_path", in.AgentTranscriptPath)
-		o.add("last_assistant_message", in.LastAssistantMessage)
+		o.Set("stop_hook_active", in.StopHookActive)
+		o.Set("agent_id", in.AgentID)
+		o.Set("agent_type", in.AgentType)
+		o.Set("agent_transcript_path", in.AgentTranscriptPath)
+		o.Set("last_assistant_message", in.LastAssistantMessage)
 	case hooks.PreCompact:
-		o.add("trigger", in.Trigger)
-		o.add("custom_instructions", in.CustomInstructions)
+		o.Set("trigger", in.Trigger)
+		o.Set("custom_instructions", in.CustomInstructions)
 	case hooks.SessionEnd:
-		o.add("reason", in.Reason)
+		o.Set("reason", in.Reason)
 	case hooks.Notification:
-		o.add("message", in.Message)
-		o.add("notification_type", in.NotificationType)
+		o.Set("message", in.Message)
+		o.Set("notification_type", in.NotificationType)
 	}
-	return o.bytes()
+	return o.JSON()
 }
 
 // toolResponse renders the loop's tool result ({"output": text}) in the
@@ -145,38 +107,38 @@ func toolResponse(tool string, input, resp json.RawMessage) json.RawMessage {
 	if _, images := keys["images"]; len(keys) != 1 && !(images && len(keys) == 2) {
 		return resp
 	}
-	var o object
+	o := engine.Object{EscapeHTML: true}
 	if len(loopShape.Images) > 0 {
 		if tool != "Read" || len(loopShape.Images) != 1 {
 			return resp
 		}
 		// Claude Code's Read of an image.
 		im := loopShape.Images[0]
-		var file object
-		file.add("base64", im.Data)
-		file.add("type", im.MediaType)
-		file.add("originalSize", im.Size)
-		o.add("type", "image")
-		o.add("file", json.RawMessage(file.bytes()))
-		return o.bytes()
+		file := engine.Object{EscapeHTML: true}
+		file.Set("base64", im.Data)
+		file.Set("type", im.MediaType)
+		file.Set("originalSize", im.Size)
+		o.Set("type", "image")
+		o.Set("file", json.RawMessage(file.JSON()))
+		return o.JSON()
 	}
 	switch tool {
 	case "Bash":
-		o.add("stdout", *loopShape.Output)
-		o.add("stderr", "")
-		o.add("interrupted", false)
-		o.add("isImage", false)
+		o.Set("stdout", *loopShape.Output)
+		o.Set("stderr", "")
+		o.Set("interrupted", false)
+		o.Set("isImage", false)
 	case "Write", "Edit":
 		var in struct {
 			FilePath string `json:"file_path"`
 		}
 		_ = json.Unmarshal(input, &in)
-		o.add("filePath", in.FilePath)
-		o.add("success", true)
+		o.Set("filePath", in.FilePath)
+		o.Set("success", true)
 	default:
 		return resp
 	}
-	return o.bytes()
+	return o.JSON()
 }
 
 func jsonUnmarshal(raw json.RawMessage, v any) error {

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -175,7 +176,7 @@ func translate(ev hooks.Event, in *hooks.Input, res hookproc.Result) verdict {
 			v.apply(ev, in, out)
 			reason = out.blockingReason()
 		}
-		v.block(ev, capText(firstNonEmpty(reason, strings.TrimSpace(res.Stderr))), strings.TrimSpace(res.Stderr))
+		v.block(ev, capText(cmp.Or(reason, strings.TrimSpace(res.Stderr))), strings.TrimSpace(res.Stderr))
 	default:
 		if out != nil {
 			// CC 2026: a schema-valid JSON object decides; the exit code
@@ -256,59 +257,14 @@ func (v *verdict) apply(ev hooks.Event, in *hooks.Input, o *output) {
 	if s == nil {
 		s = &specific{}
 	}
-	context := func() {
-		if s.AdditionalContext != "" {
-			v.d.AdditionalContext = append(v.d.AdditionalContext, capText(s.AdditionalContext))
-		}
-	}
 	switch ev {
 	case hooks.PreToolUse:
-		decision, reason := s.PermissionDecision, s.PermissionDecisionReason
-		if decision == "" {
-			// The deprecated top-level form.
-			switch o.Decision {
-			case "approve":
-				decision, reason = "allow", o.Reason
-			case "block":
-				decision, reason = "deny", o.Reason
-			}
-		}
-		switch decision {
-		case "allow":
-			v.setPermission(rankAllow, reason)
-		case "ask":
-			v.setPermission(rankAsk, reason)
-		case "defer":
-			v.setPermission(rankDefer, reason)
-		case "deny":
-			v.setPermission(rankDeny, reason)
-		}
-		if len(s.UpdatedInput) > 0 && decision != "deny" {
-			v.d.UpdatedInput = s.UpdatedInput
-		}
-		context()
+		v.applyPreToolUse(o, s)
 	case hooks.PermissionRequest:
-		if d := s.Decision; d != nil {
-			switch d.Behavior {
-			case "allow":
-				v.setPermission(rankAllow, d.Message)
-				if len(d.UpdatedInput) > 0 {
-					v.d.UpdatedInput = d.UpdatedInput
-				}
-			case "deny":
-				v.setPermission(rankDeny, d.Message)
-				if d.Interrupt {
-					v.d.StopTurn = true
-					v.d.StopReason = firstNonEmpty(v.d.StopReason, capText(d.Message))
-				}
-			}
-		}
+		v.applyPermissionRequest(s)
 	case hooks.PostToolUse, hooks.PostToolUseFailure:
-		if o.Decision == "block" {
-			v.d.Block = true
-			v.d.Reason = capText(o.Reason)
-		}
-		context()
+		v.blockOn(o)
+		v.addContext(s)
 		if ev == hooks.PostToolUse {
 			if r, ok := resultText(s.UpdatedToolOutput); ok {
 				v.d.ReplaceResult = &r
@@ -317,11 +273,8 @@ func (v *verdict) apply(ev hooks.Event, in *hooks.Input, o *output) {
 			}
 		}
 	case hooks.UserPromptSubmit, hooks.PreCompact:
-		if o.Decision == "block" {
-			v.d.Block = true
-			v.d.Reason = capText(o.Reason)
-		}
-		context()
+		v.blockOn(o)
+		v.addContext(s)
 	case hooks.Stop, hooks.SubagentStop:
 		// A block, or additionalContext (CC v2.1.163), makes the agent
 		// go on with the reason as its instruction.
@@ -337,9 +290,73 @@ func (v *verdict) apply(ev hooks.Event, in *hooks.Input, o *output) {
 			v.d.Reason = capText(strings.Join(parts, "\n\n"))
 		}
 	case hooks.SessionStart, hooks.SubagentStart:
-		context()
+		v.addContext(s)
 	case hooks.SessionEnd, hooks.Notification:
 		// Observation only.
+	}
+}
+
+func (v *verdict) addContext(s *specific) {
+	if s.AdditionalContext != "" {
+		v.d.AdditionalContext = append(v.d.AdditionalContext, capText(s.AdditionalContext))
+	}
+}
+
+// blockOn honours decision "block".
+func (v *verdict) blockOn(o *output) {
+	if o.Decision == "block" {
+		v.d.Block = true
+		v.d.Reason = capText(o.Reason)
+	}
+}
+
+// applyPreToolUse honours permissionDecision (or the deprecated top-level
+// decision), updatedInput and additionalContext.
+func (v *verdict) applyPreToolUse(o *output, s *specific) {
+	decision, reason := s.PermissionDecision, s.PermissionDecisionReason
+	if decision == "" {
+		// The deprecated top-level form.
+		switch o.Decision {
+		case "approve":
+			decision, reason = "allow", o.Reason
+		case "block":
+			decision, reason = "deny", o.Reason
+		}
+	}
+	switch decision {
+	case "allow":
+		v.setPermission(rankAllow, reason)
+	case "ask":
+		v.setPermission(rankAsk, reason)
+	case "defer":
+		v.setPermission(rankDefer, reason)
+	case "deny":
+		v.setPermission(rankDeny, reason)
+	}
+	if len(s.UpdatedInput) > 0 && decision != "deny" {
+		v.d.UpdatedInput = s.UpdatedInput
+	}
+	v.addContext(s)
+}
+
+// applyPermissionRequest honours hookSpecificOutput.decision.
+func (v *verdict) applyPermissionRequest(s *specific) {
+	d := s.Decision
+	if d == nil {
+		return
+	}
+	switch d.Behavior {
+	case "allow":
+		v.setPermission(rankAllow, d.Message)
+		if len(d.UpdatedInput) > 0 {
+			v.d.UpdatedInput = d.UpdatedInput
+		}
+	case "deny":
+		v.setPermission(rankDeny, d.Message)
+		if d.Interrupt {
+			v.d.StopTurn = true
+			v.d.StopReason = cmp.Or(v.d.StopReason, capText(d.Message))
+		}
 	}
 }
 
@@ -373,15 +390,6 @@ func summarize(s string, n int) string {
 	return s
 }
 
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 // merge combines the verdicts of an event's commands in configuration
 // order (never completion order): continue:false and blocks from any
 // command hold; the permission is the highest ranked (deny > defer > ask
@@ -403,7 +411,7 @@ func merge(vs []verdict) hooks.Decision {
 		x := v.d
 		if x.StopTurn {
 			d.StopTurn = true
-			d.StopReason = firstNonEmpty(d.StopReason, x.StopReason)
+			d.StopReason = cmp.Or(d.StopReason, x.StopReason)
 		}
 		if top > rankNone && v.rank == top {
 			d.Permission = x.Permission

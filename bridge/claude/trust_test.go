@@ -146,7 +146,11 @@ func TestSkipsReportedAtFirstTurn(t *testing.T) {
 	if d, _ := b.Run(ctx, turnInput(hooks.PreToolUse, cwd, start.SessionID)); d.Block || d.Permission != hooks.NoOpinion || len(d.SystemMessages) != 0 {
 		t.Errorf("PreToolUse: %+v", d)
 	}
-	b.Applies(inputFor(hooks.SessionEnd, cwd))
+	end := inputFor(hooks.SessionEnd, cwd)
+	if !b.Applies(end) {
+		t.Error("SessionEnd: Applies is false with a session's notices to forget")
+	}
+	b.Run(ctx, end)
 	if d, _ := b.Run(ctx, turnInput(hooks.UserPromptSubmit, cwd, start.SessionID)); len(d.SystemMessages) != 2 {
 		t.Errorf("after SessionEnd the session was not forgotten: %q", d.SystemMessages)
 	}

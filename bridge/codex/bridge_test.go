@@ -43,7 +43,6 @@ func TestStdinCwdAndLoginShell(t *testing.T) {
 	path := filepath.Join(dir, "hooks.json")
 	writeFile(t, path, hooksJSON("UserPromptSubmit", "", "sh "+filepath.Join(testdataDir(t), "capture.sh")+" "+out+" 'from capture'"))
 	e := newEnv(t, envOpts{path: path, shell: []string{}}) // empty: the default login shell
-	e.bridge.shell = nil
 	d, failures := e.run(e.baseInput(hooks.UserPromptSubmit))
 	if len(failures) > 0 {
 		t.Fatal(failures)
@@ -360,7 +359,7 @@ func TestPostToolUsePatchFromSnapshot(t *testing.T) {
 	if got.ToolName != "apply_patch" || got.ToolInput.Command != want || got.ToolResponse != "ok" {
 		t.Errorf("PostToolUse input %+v, want patch\n%s", got, want)
 	}
-	if len(e.bridge.sessions["sess-1"].snapshots) != 0 {
+	if len(e.bridge.dialect.sessions.m["sess-1"].snapshots) != 0 {
 		t.Error("the snapshot was not released")
 	}
 }

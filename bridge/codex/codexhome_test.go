@@ -20,7 +20,7 @@ func TestCodexHome(t *testing.T) {
 
 	b := New(Config{}, Options{Trust: trust.Open(t.TempDir()), Shell: []string{"sh", "-c"}})
 	cwd := t.TempDir()
-	d, err := b.run(context.Background(), evUserPromptSubmit, &hooks.Input{Event: hooks.UserPromptSubmit, SessionID: "s", Cwd: cwd, Prompt: "hi", TurnID: "t"})
+	d, err := b.Run(context.Background(), &hooks.Input{Event: hooks.UserPromptSubmit, SessionID: "s", Cwd: cwd, Prompt: "hi", TurnID: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cordis-agent/cordis/bridge/codex/internal/toml"
+	"github.com/pelletier/go-toml/v2"
 )
 
 // isTOMLPath reports whether an explicit hook file is a config.toml
@@ -35,9 +36,9 @@ const tomlStateKey = "state"
 // the same code.
 func parseTOMLFile(path string, data []byte) *hookFile {
 	f := newHookFile(path, true)
-	doc, err := toml.Decode(data)
-	if err != nil {
-		return f.failWith(fmt.Sprintf("%s:%v (not a valid config.toml)", path, err))
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return f.failWith(fmt.Sprintf("%s:%s (not a valid config.toml)", path, tomlError(err)))
 	}
 	raw, ok := doc["hooks"]
 	if !ok {
@@ -45,7 +46,7 @@ func parseTOMLFile(path string, data []byte) *hookFile {
 	}
 	tbl, ok := raw.(map[string]any)
 	if !ok {
-		return f.fail("hooks must be a table of events ([[hooks.<Event>]] ...), not %s", toml.TypeName(raw))
+		return f.fail("hooks must be a table of events ([[hooks.<Event>]] ...), not %s", tomlTypeName(raw))
 	}
 	events := map[string]json.RawMessage{}
 	var keys []string
@@ -126,4 +127,35 @@ func writeJSON(buf *bytes.Buffer, v any) {
 func writeJSONString(buf *bytes.Buffer, s string) {
 	b, _ := json.Marshal(s) // a string always marshals
 	buf.Write(b)
+}
+
+// tomlError words a decoding error as "line:column: message" (the caller
+// puts the file's path in front), without the library's "toml: " prefix.
+func tomlError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		return fmt.Sprintf("%d:%d: %s", line, col, msg)
+	}
+	return " " + msg
+}
+
+// tomlTypeName names the TOML type of a decoded value, for messages.
+func tomlTypeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date-time" // time.Time and the toml.Local* types
 }

@@ -25,8 +25,7 @@
 // <cwd>/.codex/config.toml); every file's hooks run, in that order. When
 // a layer declares hooks in both its files, both are used (hooks.json
 // first, as Codex does) and a warning goes to the log, Problems and
-// Doctor. CODEX_HOME is not consulted: the user layer is always under
-// the home directory.
+// Doctor.
 //
 // Both forms are validated alike (the TOML table is converted to JSON and
 // parsed by the same code): a handler's timeout is in seconds (at least
@@ -44,8 +43,8 @@
 // silently drops every guard in it. Every such problem goes to the log,
 // Problems and Doctor, and is shown to each session once (a SystemMessages
 // entry at its first turn-scoped seam, like a skipped untrusted hook).
-// Files are re-read when they change. The TOML decoder (internal/toml) implements TOML 1.0 and costs
-// nothing until a config.toml is read.
+// Files are re-read when they change. config.toml is decoded with
+// github.com/pelletier/go-toml/v2.
 //
 // # Trust
 //
@@ -100,8 +99,11 @@
 //
 // # Concurrency
 //
-// A Bridge is shared by every session: Register, Problems and the
-// registered hooks' Applies and Run are safe for concurrent use. Its
-// mutable state (the file cache and per-session bookkeeping) is guarded by
-// one mutex that is never held while a command runs or a file is read.
+// A Bridge is shared by every session: Register, Problems, Doctor and the
+// registered hooks' Applies and Run are safe for concurrent use.
+// Discovery, caching, trust, running and reporting are the bridge
+// engine's (bridge/internal/engine); this package holds Codex's tables and
+// rules, and a per-session memory (files' content before an edit,
+// subagent types) written only while a seam call runs, under a mutex that
+// is never held while a command runs or a file is read.
 package codex

@@ -101,8 +101,8 @@ func TestBrokenHookFilesAreReported(t *testing.T) {
 				`hooks.PreToolUse[0]: invalid matcher "Bash("`, true},
 			{"mistyped field", "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ncommand = \"exit 2\"\ntimeout = \"30\"\n" + goodTOML,
 				`hooks.PreToolUse[0].hooks[0]: a handler must be a table with type = "command" and command = "...": "timeout" must be a number; skipped`, true},
-			{"trailing comma", "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ command = \"exit 2\", }]\n",
-				`: an inline table cannot have a trailing comma (not a valid config.toml)`, false},
+			{"duplicate key", "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nmatcher = \"Edit\"\n",
+				`: key matcher is already defined (not a valid config.toml)`, false},
 		}
 	}
 	files := []struct {

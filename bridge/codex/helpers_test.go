@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,6 +70,10 @@ type envOpts struct {
 	shell []string // default: sh -c (tests do not depend on login profiles)
 	// guardFailure is Config.GuardFailure.
 	guardFailure guard.Policy
+	// logger receives the bridge's log (default: none).
+	logger *slog.Logger
+	// noTrust gives the bridge no trust store.
+	noTrust bool
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -79,7 +84,11 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if shell == nil {
 		shell = []string{"sh", "-c"}
 	}
-	e.bridge = New(Config{Path: o.path, GuardFailure: o.guardFailure}, Options{Name: "codex-test", Home: e.home, Trust: e.store, Shell: shell})
+	store := e.store
+	if o.noTrust {
+		store = nil
+	}
+	e.bridge = New(Config{Path: o.path, GuardFailure: o.guardFailure}, Options{Name: "codex-test", Home: e.home, Trust: store, Shell: shell, Logger: o.logger})
 	e.reg = &fakeRegistrar{}
 	e.bridge.Register(e.reg)
 	return e

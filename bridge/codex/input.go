@@ -1,61 +1,13 @@
 package codex
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
+	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/hooks"
 )
-
-// object is a JSON object that keeps its keys in the order they were set,
-// so that hook input is byte-for-byte stable.
-type object []field
-
-type field struct {
-	key string
-	val any
-}
-
-func (o *object) set(key string, val any) { *o = append(*o, field{key, val}) }
-
-func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.key)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshalNoEscape(f.val)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// marshalNoEscape encodes v without HTML escaping: hook scripts compare
-// commands like `a && b` literally.
-func marshalNoEscape(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		if len(raw) == 0 {
-			return []byte("null"), nil
-		}
-		return raw, nil
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
 
 // nullable renders "" as JSON null (Codex's `string|null` fields).
 func nullable(s string) any {
@@ -72,68 +24,68 @@ func nullable(s string) any {
 // permission_mode and turn_id on the events that carry them, then the
 // event's own fields.
 func renderInput(event string, in *hooks.Input, tv *toolView) ([]byte, error) {
-	var o object
-	o.set("session_id", in.SessionID)
-	o.set("transcript_path", nullable(firstNonEmpty(in.CodexTranscriptPath, in.TranscriptPath)))
-	o.set("cwd", in.Cwd)
-	o.set("hook_event_name", event)
-	o.set("model", in.Model)
+	var o engine.Object
+	o.Set("session_id", in.SessionID)
+	o.Set("transcript_path", nullable(cmp.Or(in.CodexTranscriptPath, in.TranscriptPath)))
+	o.Set("cwd", in.Cwd)
+	o.Set("hook_event_name", event)
+	o.Set("model", in.Model)
 	switch event {
 	case evSessionStart, evPreToolUse, evPermissionRequest, evPostToolUse, evUserPromptSubmit,
 		evSubagentStart, evSubagentStop, evStop:
-		o.set("permission_mode", firstNonEmpty(in.PermissionMode, "default"))
+		o.Set("permission_mode", cmp.Or(in.PermissionMode, "default"))
 	}
 	switch event {
 	case evSessionStart, evSessionEnd:
 	default:
-		o.set("turn_id", in.TurnID)
+		o.Set("turn_id", in.TurnID)
 	}
 	// Inside a subagent, tool events say which agent made the call.
 	if in.AgentID != "" {
 		switch event {
 		case evPreToolUse, evPermissionRequest, evPostToolUse:
-			o.set("agent_id", in.AgentID)
+			o.Set("agent_id", in.AgentID)
 			if in.AgentType != "" {
-				o.set("agent_type", in.AgentType)
+				o.Set("agent_type", in.AgentType)
 			}
 		}
 	}
 	switch event {
 	case evSessionStart:
-		o.set("source", firstNonEmpty(in.Source, "startup"))
+		o.Set("source", cmp.Or(in.Source, "startup"))
 	case evSessionEnd:
 		// Codex always reports "other".
-		o.set("reason", "other")
+		o.Set("reason", "other")
 	case evUserPromptSubmit:
-		o.set("prompt", in.Prompt)
+		o.Set("prompt", in.Prompt)
 	case evPreToolUse:
-		o.set("tool_name", tv.name)
-		o.set("tool_use_id", in.ToolUseID)
-		o.set("tool_input", tv.input)
+		o.Set("tool_name", tv.name)
+		o.Set("tool_use_id", in.ToolUseID)
+		o.Set("tool_input", tv.input)
 	case evPermissionRequest:
-		o.set("tool_name", tv.name)
-		o.set("tool_input", tv.input)
+		o.Set("tool_name", tv.name)
+		o.Set("tool_input", tv.input)
 	case evPostToolUse:
-		o.set("tool_name", tv.name)
-		o.set("tool_use_id", in.ToolUseID)
-		o.set("tool_input", tv.input)
-		o.set("tool_response", toolResponse(in))
+		o.Set("tool_name", tv.name)
+		o.Set("tool_use_id", in.ToolUseID)
+		o.Set("tool_input", tv.input)
+		o.Set("tool_response", toolResponse(in))
 	case evPreCompact:
-		o.set("trigger", firstNonEmpty(in.Trigger, "auto"))
+		o.Set("trigger", cmp.Or(in.Trigger, "auto"))
 	case evSubagentStart:
-		o.set("agent_id", in.AgentID)
-		o.set("agent_type", in.AgentType)
+		o.Set("agent_id", in.AgentID)
+		o.Set("agent_type", in.AgentType)
 	case evSubagentStop:
-		o.set("agent_id", in.AgentID)
-		o.set("agent_type", in.AgentType)
-		o.set("agent_transcript_path", nullable(firstNonEmpty(in.CodexAgentTranscriptPath, in.AgentTranscriptPath)))
-		o.set("stop_hook_active", in.StopHookActive)
-		o.set("last_assistant_message", nullable(in.LastAssistantMessage))
+		o.Set("agent_id", in.AgentID)
+		o.Set("agent_type", in.AgentType)
+		o.Set("agent_transcript_path", nullable(cmp.Or(in.CodexAgentTranscriptPath, in.AgentTranscriptPath)))
+		o.Set("stop_hook_active", in.StopHookActive)
+		o.Set("last_assistant_message", nullable(in.LastAssistantMessage))
 	case evStop:
-		o.set("stop_hook_active", in.StopHookActive)
-		o.set("last_assistant_message", nullable(in.LastAssistantMessage))
+		o.Set("stop_hook_active", in.StopHookActive)
+		o.Set("last_assistant_message", nullable(in.LastAssistantMessage))
 	}
-	return o.MarshalJSON()
+	return o.JSON(), nil
 }
 
 // toolResponse is the tool's output as Codex reports it to PostToolUse: the
@@ -164,24 +116,15 @@ func matchValues(event string, in *hooks.Input, tv *toolView) (vals []string, ok
 	case evPreToolUse, evPermissionRequest, evPostToolUse:
 		return append([]string{tv.name}, tv.aliases...), true
 	case evSessionStart:
-		return []string{firstNonEmpty(in.Source, "startup")}, true
+		return []string{cmp.Or(in.Source, "startup")}, true
 	case evSessionEnd:
 		return []string{"other"}, true
 	case evPreCompact:
-		return []string{firstNonEmpty(in.Trigger, "auto")}, true
+		return []string{cmp.Or(in.Trigger, "auto")}, true
 	case evSubagentStart, evSubagentStop:
 		return []string{in.AgentType}, true
 	}
 	return nil, false
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

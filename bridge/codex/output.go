@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -152,156 +153,184 @@ func decide(event string, out *output) outcome {
 	if hso != nil && hso.HookEventName == nil {
 		return failed("hookSpecificOutput needs \"hookEventName\": %q", event)
 	}
-	o := outcome{systemMessage: str(out.SystemMessage)}
+	r := &reading{event: event, out: out, hso: hso, o: outcome{systemMessage: str(out.SystemMessage)}}
 	if out.Continue != nil && !*out.Continue {
-		o.stop, o.stopReason = true, str(out.StopReason)
+		r.o.stop, r.o.stopReason = true, str(out.StopReason)
 	}
-	decision, reason := str(out.Decision), strings.TrimSpace(str(out.Reason))
-
-	// decision:"block" is the only decision Codex knows, and it needs a
-	// reason (everywhere a decision is accepted).
-	checkBlock := func() *outcome {
-		switch {
-		case out.Decision == nil && out.Reason != nil && (event == evPreToolUse || event == evPostToolUse):
-			f := failed("\"reason\" without \"decision\"")
-			return &f
-		case out.Decision == nil:
-			return nil
-		case decision == "approve":
-			f := failed("decision \"approve\" is not supported (legacy Claude form)")
-			return &f
-		case decision != "block":
-			f := failed("unsupported decision %q (Codex accepts only \"block\")", decision)
-			return &f
-		case reason == "":
-			f := failed("decision \"block\" needs a non-empty \"reason\"")
-			return &f
-		}
-		o.block, o.reason = true, reason
-		return nil
-	}
-	noDecision := func() *outcome {
-		if out.Decision != nil {
-			f := failed("\"decision\" is not supported on %s", event)
-			return &f
-		}
-		return nil
-	}
-	addContext := func() {
-		if hso != nil && hso.AdditionalContext != nil && strings.TrimSpace(*hso.AdditionalContext) != "" {
-			o.context = append(o.context, *hso.AdditionalContext)
-		}
-	}
-
 	switch event {
 	case evPreToolUse:
-		switch {
-		case out.Continue != nil && !*out.Continue:
-			return failed("\"continue\": false is not supported on PreToolUse")
-		case out.StopReason != nil:
-			return failed("\"stopReason\" is not supported on PreToolUse")
-		case out.SuppressOutput != nil && *out.SuppressOutput:
-			return failed("\"suppressOutput\" is not supported on PreToolUse")
-		}
-		if f := checkBlock(); f != nil {
-			return *f
-		}
-		if hso != nil {
-			pd, pdr := str(hso.PermissionDecision), strings.TrimSpace(str(hso.PermissionDecisionReason))
-			switch {
-			case hso.PermissionDecision == nil && len(hso.UpdatedInput) > 0:
-				return failed("\"updatedInput\" without permissionDecision \"allow\"")
-			case hso.PermissionDecision == nil:
-			case pd == "deny" && pdr == "":
-				return failed("permissionDecision \"deny\" needs a non-empty permissionDecisionReason")
-			case pd == "deny":
-				o.block, o.reason = true, firstNonEmpty(o.reason, pdr)
-			case pd == "allow" && len(hso.UpdatedInput) == 0:
-				return failed("unsupported permissionDecision \"allow\" without \"updatedInput\"")
-			case pd == "allow":
-				o.allow, o.updatedInput = true, hso.UpdatedInput
-			case pd == "ask" || pd == "defer":
-				return failed("unsupported permissionDecision %q", pd)
-			default:
-				return failed("unknown permissionDecision %q", pd)
-			}
-			if o.block && o.allow {
-				o.allow, o.updatedInput = false, nil // a block wins
-			}
-		}
-		addContext()
+		return r.preToolUse()
 	case evPermissionRequest:
-		if f := noDecision(); f != nil {
-			return *f
-		}
-		if o.stop {
-			o.block, o.reason = true, firstNonEmpty(o.stopReason, "A hook stopped the turn.")
-		}
-		if hso != nil && hso.Decision != nil {
-			d := hso.Decision
-			switch {
-			case len(d.UpdatedInput) > 0:
-				return failed("decision.updatedInput is not supported on PermissionRequest")
-			case len(d.UpdatedPermissions) > 0:
-				return failed("decision.updatedPermissions is not supported on PermissionRequest")
-			case d.Interrupt != nil && *d.Interrupt:
-				return failed("decision.interrupt is not supported on PermissionRequest")
-			}
-			switch d.Behavior {
-			case "allow":
-				if !o.block {
-					o.allow = true
-				}
-			case "deny":
-				o.block, o.reason = true, firstNonEmpty(o.reason, strings.TrimSpace(str(d.Message)))
-			default:
-				return failed("unknown decision.behavior %q (want \"allow\" or \"deny\")", d.Behavior)
-			}
-		}
+		return r.permissionRequest()
 	case evPostToolUse:
-		switch {
-		case out.SuppressOutput != nil && *out.SuppressOutput:
-			return failed("\"suppressOutput\" is not supported on PostToolUse")
-		case hso != nil && len(hso.UpdatedMCPToolOutput) > 0:
-			return failed("\"updatedMCPToolOutput\" is not supported")
-		}
-		if f := checkBlock(); f != nil {
-			return *f
-		}
-		if o.stop && !o.block {
-			// continue:false also replaces the result.
-			o.block, o.reason = true, firstNonEmpty(strings.TrimSpace(o.stopReason), "A PostToolUse hook stopped processing of this result.")
-		}
-		addContext()
+		return r.postToolUse()
 	case evUserPromptSubmit:
-		if f := checkBlock(); f != nil {
+		if f := r.checkBlock(); f != nil {
 			return *f
 		}
-		addContext()
+		r.addContext()
 	case evStop, evSubagentStop:
 		if hso != nil {
 			return failed("hookSpecificOutput is not supported on %s", event)
 		}
-		if f := checkBlock(); f != nil {
+		if f := r.checkBlock(); f != nil {
 			return *f
 		}
 	case evSessionStart, evSubagentStart:
-		if f := noDecision(); f != nil {
+		if f := r.noDecision(); f != nil {
 			return *f
 		}
-		addContext()
+		r.addContext()
 	case evPreCompact:
-		if f := noDecision(); f != nil {
+		if f := r.noDecision(); f != nil {
 			return *f
 		}
-		if o.stop {
-			o.block, o.reason = true, o.stopReason
+		if r.o.stop {
+			r.o.block, r.o.reason = true, r.o.stopReason
 		}
 	case evSessionEnd:
 		// Advisory: only systemMessage is used.
-		return outcome{systemMessage: o.systemMessage}
+		return outcome{systemMessage: r.o.systemMessage}
 	}
-	return o
+	return r.o
+}
+
+// reading is one JSON output being read for event into o.
+type reading struct {
+	event string
+	out   *output
+	hso   *specific
+	o     outcome
+}
+
+// checkBlock reads decision "block", the only decision Codex knows, which
+// needs a reason (everywhere a decision is accepted); a non-nil result is
+// the failure.
+func (r *reading) checkBlock() *outcome {
+	out, event := r.out, r.event
+	decision, reason := str(out.Decision), strings.TrimSpace(str(out.Reason))
+	var f outcome
+	switch {
+	case out.Decision == nil && out.Reason != nil && (event == evPreToolUse || event == evPostToolUse):
+		f = failed("\"reason\" without \"decision\"")
+	case out.Decision == nil:
+		return nil
+	case decision == "approve":
+		f = failed("decision \"approve\" is not supported (legacy Claude form)")
+	case decision != "block":
+		f = failed("unsupported decision %q (Codex accepts only \"block\")", decision)
+	case reason == "":
+		f = failed("decision \"block\" needs a non-empty \"reason\"")
+	default:
+		r.o.block, r.o.reason = true, reason
+		return nil
+	}
+	return &f
+}
+
+// noDecision fails an output with a decision on an event that has none.
+func (r *reading) noDecision() *outcome {
+	if r.out.Decision != nil {
+		f := failed("\"decision\" is not supported on %s", r.event)
+		return &f
+	}
+	return nil
+}
+
+func (r *reading) addContext() {
+	if r.hso != nil && r.hso.AdditionalContext != nil && strings.TrimSpace(*r.hso.AdditionalContext) != "" {
+		r.o.context = append(r.o.context, *r.hso.AdditionalContext)
+	}
+}
+
+func (r *reading) preToolUse() outcome {
+	out, hso := r.out, r.hso
+	switch {
+	case out.Continue != nil && !*out.Continue:
+		return failed("\"continue\": false is not supported on PreToolUse")
+	case out.StopReason != nil:
+		return failed("\"stopReason\" is not supported on PreToolUse")
+	case out.SuppressOutput != nil && *out.SuppressOutput:
+		return failed("\"suppressOutput\" is not supported on PreToolUse")
+	}
+	if f := r.checkBlock(); f != nil {
+		return *f
+	}
+	if hso != nil {
+		pd, pdr := str(hso.PermissionDecision), strings.TrimSpace(str(hso.PermissionDecisionReason))
+		switch {
+		case hso.PermissionDecision == nil && len(hso.UpdatedInput) > 0:
+			return failed("\"updatedInput\" without permissionDecision \"allow\"")
+		case hso.PermissionDecision == nil:
+		case pd == "deny" && pdr == "":
+			return failed("permissionDecision \"deny\" needs a non-empty permissionDecisionReason")
+		case pd == "deny":
+			r.o.block, r.o.reason = true, cmp.Or(r.o.reason, pdr)
+		case pd == "allow" && len(hso.UpdatedInput) == 0:
+			return failed("unsupported permissionDecision \"allow\" without \"updatedInput\"")
+		case pd == "allow":
+			r.o.allow, r.o.updatedInput = true, hso.UpdatedInput
+		case pd == "ask" || pd == "defer":
+			return failed("unsupported permissionDecision %q", pd)
+		default:
+			return failed("unknown permissionDecision %q", pd)
+		}
+		if r.o.block && r.o.allow {
+			r.o.allow, r.o.updatedInput = false, nil // a block wins
+		}
+	}
+	r.addContext()
+	return r.o
+}
+
+func (r *reading) permissionRequest() outcome {
+	if f := r.noDecision(); f != nil {
+		return *f
+	}
+	if r.o.stop {
+		r.o.block, r.o.reason = true, cmp.Or(r.o.stopReason, "A hook stopped the turn.")
+	}
+	if r.hso == nil || r.hso.Decision == nil {
+		return r.o
+	}
+	d := r.hso.Decision
+	switch {
+	case len(d.UpdatedInput) > 0:
+		return failed("decision.updatedInput is not supported on PermissionRequest")
+	case len(d.UpdatedPermissions) > 0:
+		return failed("decision.updatedPermissions is not supported on PermissionRequest")
+	case d.Interrupt != nil && *d.Interrupt:
+		return failed("decision.interrupt is not supported on PermissionRequest")
+	}
+	switch d.Behavior {
+	case "allow":
+		if !r.o.block {
+			r.o.allow = true
+		}
+	case "deny":
+		r.o.block, r.o.reason = true, cmp.Or(r.o.reason, strings.TrimSpace(str(d.Message)))
+	default:
+		return failed("unknown decision.behavior %q (want \"allow\" or \"deny\")", d.Behavior)
+	}
+	return r.o
+}
+
+func (r *reading) postToolUse() outcome {
+	switch {
+	case r.out.SuppressOutput != nil && *r.out.SuppressOutput:
+		return failed("\"suppressOutput\" is not supported on PostToolUse")
+	case r.hso != nil && len(r.hso.UpdatedMCPToolOutput) > 0:
+		return failed("\"updatedMCPToolOutput\" is not supported")
+	}
+	if f := r.checkBlock(); f != nil {
+		return *f
+	}
+	if r.o.stop && !r.o.block {
+		// continue:false also replaces the result.
+		r.o.block, r.o.reason = true, cmp.Or(strings.TrimSpace(r.o.stopReason), "A PostToolUse hook stopped processing of this result.")
+	}
+	r.addContext()
+	return r.o
 }
 
 // clip shortens hook output quoted in a message.
@@ -345,7 +374,7 @@ func merge(event string, outs []outcome) hooks.Decision {
 		}
 		if o.stop {
 			d.StopTurn = true
-			d.StopReason = firstNonEmpty(d.StopReason, strings.TrimSpace(o.stopReason))
+			d.StopReason = cmp.Or(d.StopReason, strings.TrimSpace(o.stopReason))
 		}
 		if o.block {
 			reasons = append(reasons, o.reason)
@@ -369,7 +398,7 @@ func merge(event string, outs []outcome) hooks.Decision {
 	case evPreToolUse, evPermissionRequest:
 		switch {
 		case len(reasons) > 0:
-			d.Permission, d.Reason = hooks.Deny, firstNonEmpty(reasons...)
+			d.Permission, d.Reason = hooks.Deny, cmp.Or(reasons...)
 		case allowed:
 			d.Permission, d.UpdatedInput = hooks.Allow, updated
 		}
@@ -380,7 +409,7 @@ func merge(event string, outs []outcome) hooks.Decision {
 		}
 	case evUserPromptSubmit, evPreCompact:
 		if len(reasons) > 0 {
-			d.Block, d.Reason = true, firstNonEmpty(reasons...)
+			d.Block, d.Reason = true, cmp.Or(reasons...)
 		}
 	case evStop, evSubagentStop:
 		if len(reasons) > 0 && !d.StopTurn {

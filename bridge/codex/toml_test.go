@@ -360,9 +360,8 @@ trusted_hash = "sha256:0f1e2d3c"
 // and its config.toml runs both, hooks.json first, and warns (logged
 // once); Codex's [hooks.state] alone does not count as hooks.
 func TestTOMLBothFormsInOneLayer(t *testing.T) {
-	e := newEnv(t, envOpts{})
 	rec := &logRecorder{}
-	e.bridge.log = slog.New(rec)
+	e := newEnv(t, envOpts{logger: slog.New(rec)})
 	slow := filepath.Join(testdataDir(t), "slow.sh")
 	stop := func(delay, text string) []hookSpec {
 		return []hookSpec{{"Stop", []map[string]any{group("", cmdHandler("sh "+slow+" "+delay+" "+text))}}}
@@ -480,9 +479,8 @@ func TestTOMLWithoutHooks(t *testing.T) {
 // with its line and column, its hooks are skipped, and the other files
 // still run.
 func TestTOMLBrokenSkipped(t *testing.T) {
-	e := newEnv(t, envOpts{})
 	rec := &logRecorder{}
-	e.bridge.log = slog.New(rec)
+	e := newEnv(t, envOpts{logger: slog.New(rec)})
 	writeFile(t, e.userFile(), hooksJSON("UserPromptSubmit", "", emit(t, "sysmsg", "UserPromptSubmit")))
 	broken := "model = \"gpt-5\"\n\n[profiles.fast]\nmodel = \"gpt-5-mini\n" +
 		"[[hooks.UserPromptSubmit]]\n[[hooks.UserPromptSubmit.hooks]]\ncommand = \"" + emit(t, "block", "UserPromptSubmit") + "\"\n"
@@ -491,8 +489,8 @@ func TestTOMLBrokenSkipped(t *testing.T) {
 
 	d, failures := e.run(e.baseInput(hooks.UserPromptSubmit))
 	want := []string{
-		e.userTOML() + ":4:9: unterminated string",
-		e.projectTOML() + ":2:8: unterminated array",
+		e.userTOML() + ":4:20: basic strings cannot have new lines",
+		e.projectTOML() + ":2:9: array is incomplete",
 	}
 	p := e.bridge.Problems()
 	if len(p) != 2 || !strings.HasPrefix(p[0], want[0]) || !strings.HasPrefix(p[1], want[1]) || !strings.HasSuffix(p[0], "its hooks are ignored") {

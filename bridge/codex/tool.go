@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cordis-agent/cordis/internal/confine"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
+	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // Codex's names for cordis's tools. Bash keeps its name; Edit and Write
@@ -112,12 +113,12 @@ func viewTool(in *hooks.Input, before *fileState) *toolView {
 			Description string `json:"description"`
 		}
 		_ = json.Unmarshal(in.ToolInput, &b)
-		var o object
-		o.set("command", b.Command)
+		var o engine.Object
+		o.Set("command", b.Command)
 		if in.Event == hooks.PermissionRequest && b.Description != "" {
-			o.set("description", b.Description)
+			o.Set("description", b.Description)
 		}
-		tv.input, _ = o.MarshalJSON()
+		tv.input = o.JSON()
 	case isPatchTool(in.ToolName):
 		var e editInput
 		if err := json.Unmarshal(in.ToolInput, &e); err != nil || e.FilePath == "" {
@@ -126,9 +127,9 @@ func viewTool(in *hooks.Input, before *fileState) *toolView {
 		tv.name, tv.aliases = toolApplyPatch, []string{"Edit", "Write"}
 		tv.cwd = in.Cwd
 		tv.file, tv.rel = patchPaths(in.Cwd, e.FilePath)
-		var o object
-		o.set("command", buildToolPatch(in, e, tv, before))
-		tv.input, _ = o.MarshalJSON()
+		var o engine.Object
+		o.Set("command", buildToolPatch(in, e, tv, before))
+		tv.input = o.JSON()
 	}
 	return tv
 }
@@ -272,11 +273,11 @@ func patchResult(tv *toolView, text string) (string, error) {
 }
 
 func marshalObject(kv ...any) (json.RawMessage, error) {
-	var o object
+	var o engine.Object
 	for i := 0; i+1 < len(kv); i += 2 {
-		o.set(kv[i].(string), kv[i+1])
+		o.Set(kv[i].(string), kv[i+1])
 	}
-	return o.MarshalJSON()
+	return o.JSON(), nil
 }
 
 func unmarshalInto(raw []byte, v any) error { return json.Unmarshal(raw, v) }

@@ -104,8 +104,7 @@ func TestTrustReportedAtFirstTurn(t *testing.T) {
 // TestTrustWithoutStore: with nowhere to keep trust, project hooks never
 // run, and the report says why.
 func TestTrustWithoutStore(t *testing.T) {
-	e := newEnv(t, envOpts{})
-	e.bridge.trust = nil
+	e := newEnv(t, envOpts{noTrust: true})
 	writeFile(t, e.projectFile(), hooksJSON("UserPromptSubmit", "", emit(t, "block", "UserPromptSubmit")))
 	d, _ := e.run(e.baseInput(hooks.UserPromptSubmit))
 	if d.Block || len(d.SystemMessages) != 1 || !strings.Contains(d.SystemMessages[0], "no state directory") {
@@ -131,9 +130,9 @@ func TestHomeProjectIsUserFile(t *testing.T) {
 func discoverIn(home, cwd string) []trust.Discovered {
 	b := New(Config{}, Options{Home: home})
 	var out []trust.Discovered
-	for _, src := range b.sources(cwd) {
-		if src.project {
-			out = append(out, trust.Discovered{Path: src.path})
+	for _, l := range b.dialect.Layers(cwd) {
+		if l.Project {
+			out = append(out, trust.Discovered{Path: l.Path})
 		}
 	}
 	return out

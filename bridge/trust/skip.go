@@ -145,6 +145,14 @@ func (n *Notices) take(session string, keys []string) []int {
 	return fresh
 }
 
+// Has reports whether session was shown anything (and so has something
+// to Forget).
+func (n *Notices) Has(session string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.seen[session]) > 0
+}
+
 // Forget drops what session was shown (call it when the session ends).
 func (n *Notices) Forget(session string) {
 	n.mu.Lock()
