@@ -2,7 +2,8 @@
 // `cordis acp` binary against recorded model responses (llm/replay),
 // plays the editor from a scenario manifest, and compares the normalized
 // ACP stdout, the re-persisted session logs, the request sidecars and, where
-// asked, the final workspace with committed expected files.
+// asked, the final workspace with committed expected files. It is test and
+// developer machinery: the cordis binary does not import it.
 //
 // # Scenarios
 //
@@ -25,15 +26,20 @@
 // developer's but PATH (no key, no proxy, a temporary HOME), and plays the
 // steps: initialize, newSession, loadSession and resumeSession (with the
 // editor's mcpServers, where {{mcptestserver}} names the test MCP server
-// of loop/mcp/mcptest), prompt (with permission answers chosen by option
+// of loop/mcp/mcptest, which the caller builds and passes in
+// Options.MCPTestServer), prompt (with permission answers chosen by option
 // kind, an optional cancelWhen trigger, and an optional during: steps run
 // while the editor holds its answer to one of the turn's requests),
 // setMode, setConfigOption, restart. Every wait is for a durable event (the
 // answer to a request, a frame matching a trigger, process exit), bounded
-// but never a sleep. The editor answers fs/* from the disk and
-// terminal/* with real processes, as an editor would; a permission request
-// the manifest does not answer is refused and fails the run. Any stdout
-// line that is not a JSON-RPC frame fails the run.
+// but never a sleep. The editor is acp/acptest's, connected to the
+// process's stdio (acptest.Connect): its tap records every frame the
+// agent writes, exactly as written and in order, and sees it before it
+// is dispatched (cancelWhen and during act there); requests are served
+// in arrival order, fs/* from the disk (acptest.ServeFile) and terminal/*
+// with real processes (acptest.Terminals), as an editor would; a
+// permission request the manifest does not answer is refused and fails
+// the run. Any stdout line that is not a JSON-RPC frame fails the run.
 //
 // Normalize turns the raw result into the expected files; its rules are
 // the only place jitter is handled (an expected file is a normalization
@@ -50,11 +56,11 @@
 //     rewrite expected/. Serial.
 //   - -author: for `recording: authored` scenarios, derive the recorded
 //     requests from the hand-written SSE bodies through a local server that
-//     speaks the Anthropic wire (the record path, key-free), then rewrite
-//     expected/. Serial.
+//     speaks the Anthropic wire (llm/replay/replaytest, the record path,
+//     key-free), then rewrite expected/. Serial.
 //
-// `cordis replay <scenario-dir>` runs one scenario outside go test and
-// prints the conversation (Printer).
+// `go run ./snapshots/cmd/replay NAME` runs one scenario outside go test
+// and prints the conversation (Watch, Printer).
 //
 // Concurrency: Run may be called concurrently for different scenarios;
 // each run owns its directories and processes.

@@ -3,14 +3,16 @@ package snapshots
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay/replaytest"
 )
 
 // The negative controls: each guard's bad case, shown to fail.
@@ -122,13 +124,19 @@ func TestNetBitesOnMCPServer(t *testing.T) {
 }
 
 func TestNonJSONStdoutFails(t *testing.T) {
-	p := &player{}
-	a := &agentProc{n: 1, p: p, pending: map[string]chan rpcMessage{}, done: make(chan struct{})}
-	a.read(strings.NewReader(`{"jsonrpc":"2.0","method":"session/update","params":{}}` + "\nwarning: something\n"))
-	if len(p.frames) != 1 || len(p.problems) != 1 || !strings.Contains(p.problems[0], `not a JSON-RPC frame: "warning: something"`) {
+	p := &player{sc: &Scenario{Name: "non-json"}}
+	a := &agentProc{n: 1, p: p}
+	stdout := strings.NewReader(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}` + "\nwarning: something\n")
+	a.ed = acptest.Connect(stdout, nopWriteCloser{io.Discard}, acptest.Options{Problem: func(msg string) { p.problem("%s", msg) }, Tap: a.tap, Serve: a.serve})
+	<-a.ed.Done()
+	if len(p.frames) != 1 || len(p.problems) != 1 || !strings.Contains(p.problems[0], `non-JSON-RPC line to stdout: "warning: something"`) {
 		t.Fatalf("frames %d, problems %q", len(p.frames), p.problems)
 	}
 }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 func TestRecordRefusedOnCI(t *testing.T) {
 	for _, ci := range []string{"true", "1", "yes"} {
@@ -158,7 +166,7 @@ func TestRecordPathAgainstLocalServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := replay.NewWireServer(fx)
+	ws := replaytest.NewWireServer(fx)
 	srv := httptest.NewServer(ws)
 	defer srv.Close()
 	// Make the recording visibly new: clear the conversations first.
@@ -242,9 +250,10 @@ func TestNetBitesOnChangedHookOutput(t *testing.T) {
 	}
 }
 
-// TestCordisReplayCommand runs `cordis replay` (key-free) on two
-// scenarios and checks that the conversation is printed readably.
-func TestCordisReplayCommand(t *testing.T) {
+// TestReplayTool runs what `go run ./snapshots/cmd/replay` runs (Watch,
+// key-free) on scenarios named as the tool is given them, and checks that
+// the conversation is printed readably.
+func TestReplayTool(t *testing.T) {
 	for _, c := range []struct {
 		scenario string
 		want     []string
@@ -277,15 +286,21 @@ func TestCordisReplayCommand(t *testing.T) {
 			"✗ curl -s https://example.com failed", // a Bash call is titled with its command
 		}},
 	} {
-		cmd := exec.Command(binary, "replay", filepath.Join(repo, "snapshots", c.scenario))
-		cmd.Env = append(os.Environ(), raceEnv()...)
-		out, err := cmd.CombinedOutput()
+		arg := c.scenario // a bare name, as people type it
+		if c.scenario == "subagent" {
+			arg = filepath.Join(repo, "snapshots", c.scenario) // or a path
+		}
+		sc, err := FindScenario(repo, arg)
 		if err != nil {
-			t.Fatalf("cordis replay %s: %v\n%s", c.scenario, err, out)
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := Watch(&out, sc, Options{Binary: binary, MCPTestServer: mcpServer, Env: raceEnv()}); err != nil {
+			t.Fatalf("replay %s: %v\n%s", c.scenario, err, out.String())
 		}
 		for _, w := range c.want {
-			if !strings.Contains(string(out), w) {
-				t.Errorf("cordis replay %s: output lacks %q:\n%s", c.scenario, w, out)
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("replay %s: output lacks %q:\n%s", c.scenario, w, out.String())
 			}
 		}
 	}

@@ -77,7 +77,7 @@ type NewSessionStep struct {
 // ACP's shape: stdio {name, command, args, env}, or http/sse {type, name,
 // url, headers}. Command, args, env values, url and header values may use
 // the run's placeholders: {{mcptestserver}} (the test MCP server of
-// loop/mcp/mcptest, built next to cordis), {{cwd}}, {{home}}, {{tmp}},
+// loop/mcp/mcptest, built by the caller), {{cwd}}, {{home}}, {{tmp}},
 // {{repo}}, ...
 type MCPServer struct {
 	// Type is "" (stdio), "http" or "sse".

@@ -2,10 +2,7 @@ package snapshots
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,13 +16,10 @@ const MCPTestServerPkg = "./loop/mcp/mcptest/mcptestserver"
 // manifest's mcpServers (and for its path in the expected files).
 const MCPTestServerPlaceholder = "{{mcptestserver}}"
 
-// mcpTestServerName is the binary's file name next to cordis.
-const mcpTestServerName = "mcptestserver"
-
 // BuildMCPTestServer builds MCPTestServerPkg of the repository at repo into
 // dir and returns the binary's path.
 func BuildMCPTestServer(repo, dir string) (string, error) {
-	out := filepath.Join(dir, mcpTestServerName)
+	out := filepath.Join(dir, "mcptestserver")
 	cmd := exec.Command("go", "build", "-o", out, MCPTestServerPkg)
 	cmd.Dir = repo
 	var stderr bytes.Buffer
@@ -36,30 +30,19 @@ func BuildMCPTestServer(repo, dir string) (string, error) {
 	return out, nil
 }
 
-// findMCPTestServer returns the test MCP server for a run: the one in
-// opts, the one next to the cordis binary, or one built into root/bin.
-func findMCPTestServer(opts Options, root string) (string, error) {
-	if opts.MCPTestServer != "" {
-		return opts.MCPTestServer, nil
+// mcpTestServer returns the test MCP server a run passes for
+// MCPTestServerPlaceholder: the one the caller built. Run never builds it:
+// the caller (TestMain, the replay tool) does, once.
+func mcpTestServer(sc *Scenario, opts Options) (string, error) {
+	if opts.MCPTestServer == "" {
+		return "", fmt.Errorf("scenario %s passes the editor's test MCP server (%s): Options.MCPTestServer must name it, built with BuildMCPTestServer", sc.Name, MCPTestServerPlaceholder)
 	}
-	if opts.Binary != "" {
-		next := filepath.Join(filepath.Dir(opts.Binary), mcpTestServerName)
-		if info, err := os.Stat(next); err == nil && info.Mode().IsRegular() {
-			return next, nil
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-	}
-	bin := filepath.Join(root, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		return "", err
-	}
-	return BuildMCPTestServer(opts.Repo, bin)
+	return opts.MCPTestServer, nil
 }
 
-// usesMCPTestServer reports whether any mcpServers entry names the test
+// UsesMCPTestServer reports whether any mcpServers entry names the test
 // MCP server.
-func (m *Manifest) usesMCPTestServer() bool {
+func (m *Manifest) UsesMCPTestServer() bool {
 	uses := func(servers []MCPServer) bool {
 		for _, sv := range servers {
 			fields := append([]string{sv.Command, sv.URL}, sv.Args...)

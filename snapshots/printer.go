@@ -10,7 +10,7 @@ import (
 // Printer is an Observer that prints the conversation for people: the
 // prompts, the streamed text, tool calls with their permission decisions
 // and outcomes, plans, and the hook events from the session log. It is
-// what `cordis replay` shows.
+// what `go run ./snapshots/cmd/replay` shows.
 type Printer struct {
 	w        io.Writer
 	inText   bool              // an assistant text line is open
@@ -48,7 +48,9 @@ type printedFrame struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
-	Error  *rpcError       `json:"error"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 func oneLine(s string, n int) string {

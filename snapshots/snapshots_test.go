@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay/replaytest"
 )
 
 var (
@@ -207,11 +208,11 @@ func recordAllowed(getenv func(string) string) error {
 func recordScenario(t *testing.T, sc *Scenario, authored bool) {
 	var env []string
 	if authored {
-		fx, err := replay.LoadAuthored(sc.Fixture)
+		fx, err := replaytest.LoadAuthored(sc.Fixture)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws := replay.NewWireServer(fx)
+		ws := replaytest.NewWireServer(fx)
 		srv := httptest.NewServer(ws)
 		defer srv.Close()
 		env = []string{"ANTHROPIC_API_KEY=authored-no-key", "ANTHROPIC_BASE_URL=" + srv.URL}

@@ -2,9 +2,9 @@ package acptest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -23,10 +23,13 @@ import (
 // StartProcess (a real binary); drive it with Call/Notify and the helpers;
 // inspect what the agent sent with Frames and Updates.
 type Editor struct {
-	t    testing.TB
-	conn *jsonrpc2.Conn
-	str  *recordingStream
-	cmd  *exec.Cmd // StartProcess only
+	t      testing.TB // nil for an Editor made by Connect
+	name   string     // names the transcript file
+	report func(string)
+	serve  func(*Request) // Options.Serve
+	conn   *jsonrpc2.Conn
+	str    *recordingStream
+	cmd    *exec.Cmd // StartProcess only
 
 	killed   atomic.Bool
 	shutdown func()
@@ -36,23 +39,19 @@ type Editor struct {
 	updates []acp.SessionNotification
 	calls   []Call
 
-	// Handlers for the agent's reverse calls. nil handlers answer
-	// -32601. They run on their own goroutine, so a handler may block
-	// (for example until the test cancels the turn).
-	OnPermission func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
-	OnRequest    func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// Handlers for the agent's reverse calls, unless Options.Serve is
+	// set. nil handlers answer -32601. They run on their own goroutine,
+	// so a handler may block (for example until the test cancels the
+	// turn).
+	OnPermission  func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
+	OnElicitation func(context.Context, *acp.CreateElicitationRequest) (*acp.CreateElicitationResponse, error)
+	OnRequest     func(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
 // Call records one reverse request the agent made.
 type Call struct {
 	Method string
 	Params json.RawMessage
-}
-
-// Options configure an Editor.
-type Options struct {
-	// Capabilities advertised by Initialize.
-	Capabilities acp.ClientCapabilities
 }
 
 // Start serves newAgent in-process over pipes and connects an Editor to it.
@@ -118,9 +117,16 @@ func StartProcess(t testing.TB, cmd *exec.Cmd) *Editor {
 }
 
 func connect(t testing.TB, r io.Reader, w io.WriteCloser) *Editor {
-	e := &Editor{t: t}
-	e.str = &recordingStream{r: bufio.NewReaderSize(r, 1<<20), w: w, t: t, transcribe: os.Getenv(TranscriptDirEnv) != ""}
-	e.conn = jsonrpc2.NewConn(context.Background(), e.str, e, jsonrpc2.SetLogger(discardLogger{}))
+	report := func(msg string) { t.Error(msg) }
+	e := newEditor(r, w, Options{Name: t.Name(), Problem: report})
+	e.t = t
+	return e
+}
+
+func newEditor(r io.Reader, w io.WriteCloser, opts Options, connOpts ...jsonrpc2.ConnOpt) *Editor {
+	e := &Editor{name: opts.Name, report: opts.Problem, serve: opts.Serve}
+	e.str = &recordingStream{r: bufio.NewReaderSize(r, 1<<20), w: w, report: opts.Problem, tap: opts.Tap, transcribe: os.Getenv(TranscriptDirEnv) != ""}
+	e.conn = jsonrpc2.NewConn(context.Background(), e.str, e, append(connOpts, jsonrpc2.SetLogger(discardLogger{}))...)
 	return e
 }
 
@@ -156,29 +162,29 @@ func (e *Editor) writeTranscript() {
 	for _, entry := range e.str.transcript() {
 		line, err := json.Marshal(entry)
 		if err != nil {
-			e.t.Errorf("acptest: transcript: %v", err)
+			e.report(fmt.Sprintf("acptest: transcript: %v", err))
 			return
 		}
 		buf = append(append(buf, line...), '\n')
 	}
-	name := unsafeFileChars.ReplaceAllString(e.t.Name(), "_")
+	name := unsafeFileChars.ReplaceAllString(e.name, "_")
 	if len(name) > 100 {
 		name = name[:100]
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		e.t.Errorf("acptest: transcript: %v", err)
+		e.report(fmt.Sprintf("acptest: transcript: %v", err))
 		return
 	}
 	f, err := os.CreateTemp(dir, name+"-*.jsonl")
 	if err != nil {
-		e.t.Errorf("acptest: transcript: %v", err)
+		e.report(fmt.Sprintf("acptest: transcript: %v", err))
 		return
 	}
 	if _, err := f.Write(buf); err != nil {
-		e.t.Errorf("acptest: transcript %s: %v", filepath.Base(f.Name()), err)
+		e.report(fmt.Sprintf("acptest: transcript %s: %v", filepath.Base(f.Name()), err))
 	}
 	if err := f.Close(); err != nil {
-		e.t.Errorf("acptest: transcript %s: %v", filepath.Base(f.Name()), err)
+		e.report(fmt.Sprintf("acptest: transcript %s: %v", filepath.Base(f.Name()), err))
 	}
 }
 
@@ -191,7 +197,8 @@ func (e *Editor) Kill() error {
 
 // Handle implements jsonrpc2.Handler: notifications are recorded in order
 // on the read goroutine (so they are all seen before a later response);
-// requests are answered on their own goroutine.
+// requests go to Options.Serve on the read goroutine, or else are
+// answered by the On* handlers on their own goroutine.
 func (e *Editor) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	var params json.RawMessage
 	if req.Params != nil {
@@ -201,7 +208,7 @@ func (e *Editor) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if req.Method == acp.MethodSessionUpdate {
 			var n acp.SessionNotification
 			if err := json.Unmarshal(params, &n); err != nil {
-				e.t.Errorf("acptest: bad session/update %s: %v", params, err)
+				e.report(fmt.Sprintf("acptest: bad session/update %s: %v", params, err))
 				return
 			}
 			e.mu.Lock()
@@ -213,18 +220,12 @@ func (e *Editor) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	e.mu.Lock()
 	e.calls = append(e.calls, Call{Method: req.Method, Params: params})
 	e.mu.Unlock()
-	go func() {
-		result, err := e.answer(ctx, req.Method, params)
-		if err != nil {
-			rpcErr := &jsonrpc2.Error{Code: acp.CodeInternalError, Message: err.Error()}
-			if ae, ok := err.(*acp.Error); ok {
-				rpcErr.Code, rpcErr.Message = ae.Code, ae.Message
-			}
-			conn.ReplyWithError(ctx, req.ID, rpcErr)
-			return
-		}
-		conn.Reply(ctx, req.ID, result)
-	}()
+	r := &Request{Method: req.Method, Params: params, ctx: ctx, conn: conn, id: req.ID}
+	if e.serve != nil {
+		e.serve(r)
+		return
+	}
+	go func() { r.Reply(e.answer(ctx, req.Method, params)) }()
 }
 
 func (e *Editor) answer(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -234,6 +235,13 @@ func (e *Editor) answer(ctx context.Context, method string, params json.RawMessa
 			return nil, err
 		}
 		return e.OnPermission(ctx, &p)
+	}
+	if method == acp.MethodElicitationCreate && e.OnElicitation != nil {
+		var p acp.CreateElicitationRequest
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		return e.OnElicitation(ctx, &p)
 	}
 	if e.OnRequest != nil {
 		return e.OnRequest(ctx, method, params)
@@ -279,7 +287,8 @@ func (e *Editor) Calls() []Call {
 	return append([]Call(nil), e.calls...)
 }
 
-// Initialize performs the handshake with the given capabilities.
+// Initialize performs the handshake with the given capabilities (an
+// Editor of Start or StartProcess: a failure ends the test).
 func (e *Editor) Initialize(ctx context.Context, caps acp.ClientCapabilities) *acp.InitializeResponse {
 	e.t.Helper()
 	var resp acp.InitializeResponse
@@ -294,7 +303,8 @@ func (e *Editor) Initialize(ctx context.Context, caps acp.ClientCapabilities) *a
 	return &resp
 }
 
-// NewSession creates a session in cwd.
+// NewSession creates a session in cwd (an Editor of Start or
+// StartProcess: a failure ends the test).
 func (e *Editor) NewSession(ctx context.Context, cwd string) *acp.NewSessionResponse {
 	e.t.Helper()
 	var resp acp.NewSessionResponse
@@ -309,131 +319,6 @@ func (e *Editor) Prompt(ctx context.Context, sessionID, text string) (acp.StopRe
 	var resp acp.PromptResponse
 	err := e.Call(ctx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: sessionID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}, &resp)
 	return resp.StopReason, err
-}
-
-// recordingStream is the editor side's framing: it records every inbound
-// line and fails the test on anything that is not a JSON-RPC message.
-type recordingStream struct {
-	t  testing.TB
-	r  *bufio.Reader
-	wm sync.Mutex
-	w  io.WriteCloser
-
-	mu    sync.Mutex
-	lines []json.RawMessage
-
-	transcribe bool              // CORDIS_ACP_TRANSCRIPT_DIR is set
-	wire       []transcriptEntry // both directions, in order (guarded by mu)
-}
-
-// transcriptEntry is one line of a transcript file.
-type transcriptEntry struct {
-	From    string          `json:"from"` // "client" or "agent"
-	Message json.RawMessage `json:"message,omitempty"`
-	Raw     *string         `json:"raw,omitempty"` // a line that is not JSON
-}
-
-// note appends one line to the transcript; mu must be held.
-func (s *recordingStream) note(from string, line []byte) {
-	if !s.transcribe {
-		return
-	}
-	entry := transcriptEntry{From: from}
-	if json.Valid(line) {
-		entry.Message = append(json.RawMessage(nil), line...)
-	} else {
-		raw := string(line)
-		entry.Raw = &raw
-	}
-	s.wire = append(s.wire, entry)
-}
-
-func (s *recordingStream) transcript() []transcriptEntry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]transcriptEntry(nil), s.wire...)
-}
-
-func (s *recordingStream) ReadObject(v any) error {
-	for {
-		line, err := s.r.ReadBytes('\n')
-		if len(line) > 0 {
-			trimmed := line[:len(line)-1]
-			if err != nil {
-				trimmed = line
-			}
-			var probe struct {
-				JSONRPC string `json:"jsonrpc"`
-			}
-			if jerr := json.Unmarshal(trimmed, &probe); jerr != nil || probe.JSONRPC != "2.0" {
-				s.mu.Lock()
-				s.note("agent", trimmed)
-				s.mu.Unlock()
-				s.t.Errorf("acptest: agent wrote a non-JSON-RPC line to stdout: %q", truncate(string(trimmed), 200))
-			} else {
-				s.mu.Lock()
-				s.lines = append(s.lines, append(json.RawMessage(nil), trimmed...))
-				s.note("agent", trimmed)
-				s.mu.Unlock()
-				if isErrorWithNullID(trimmed) {
-					// An answer to a raw malformed line: recorded; jsonrpc2
-					// would mistake id null for its own request 0.
-				} else if uerr := json.Unmarshal(trimmed, v); uerr == nil {
-					return nil
-				} else {
-					s.t.Errorf("acptest: undecodable frame %q: %v", truncate(string(trimmed), 200), uerr)
-				}
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func isErrorWithNullID(line []byte) bool {
-	var m struct {
-		ID    json.RawMessage `json:"id"`
-		Error json.RawMessage `json:"error"`
-	}
-	return json.Unmarshal(line, &m) == nil && string(m.ID) == "null" && len(m.Error) > 0
-}
-
-func (s *recordingStream) WriteObject(v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return s.writeRaw(append(data, '\n'))
-}
-
-func (s *recordingStream) writeRaw(b []byte) error {
-	s.wm.Lock()
-	defer s.wm.Unlock()
-	if s.transcribe {
-		s.mu.Lock()
-		for _, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
-			s.note("client", line)
-		}
-		s.mu.Unlock()
-	}
-	_, err := s.w.Write(b)
-	return err
-}
-
-func (s *recordingStream) Close() error { return s.w.Close() }
-
-func (s *recordingStream) frames() []json.RawMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]json.RawMessage(nil), s.lines...)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // discardLogger drops jsonrpc2's own logs: they arrive after tests end.

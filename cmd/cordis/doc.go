@@ -6,8 +6,9 @@
 // maps the names in cordis.yml (agent, llm/anthropic, llm/openai,
 // llm/replay, hooks/builtin, bridge/claude, bridge/codex) to Go factories
 // and assembles the loop's configuration; config/ composes the files.
-// replay_cmd.go runs a snapshot scenario key-free (`cordis replay`), and
-// hooks_cmd.go trusts project hook files (`cordis hooks trust`).
+// hooks_cmd.go trusts project hook files (`cordis hooks trust`). The
+// binary carries no test machinery: scenarios are replayed by
+// `go run ./snapshots/cmd/replay`.
 //
 // Concurrency: the command runs one ACP connection; see package loop and
 // package acp for the contracts inside it.

@@ -29,8 +29,6 @@ const usage = `cordis — a coding agent for editors that speak ACP
 
 Usage:
   cordis acp [flags]      serve the Agent Client Protocol on stdin/stdout
-  cordis replay DIR       replay a snapshot scenario key-free and print the
-                          conversation
   cordis trust [--cwd DIR] [--list]
                           trust the project's cordis.yml and hook files
   cordis hooks trust|list [--cwd DIR]
@@ -110,8 +108,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return runHooks(rest, stdout, stderr)
 	case "trust":
 		return runTrust(rest, stdout)
-	case "replay":
-		return runReplay(rest, stdout, stderr)
 	case "acp":
 		f, err := parseFlags(cmd, rest, stderr)
 		if err != nil {
@@ -119,7 +115,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return serveACP(f, stdin, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (valid: acp, trust, hooks, replay, schema, version, help)", cmd)
+	return fmt.Errorf("unknown command %q (valid: acp, trust, hooks, schema, version, help)", cmd)
 }
 
 func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -52,9 +52,10 @@ type Call struct {
 	Response []byte // NNN.response.sse
 }
 
-// isConversationName reports whether name is NN-name: two digits, a dash,
-// then a lower-case letter followed by [a-z0-9-].
-func isConversationName(name string) bool {
+// IsConversationName reports whether name is NN-label, the name of a
+// conversation folder: two digits, a dash, then a lower-case letter
+// followed by [a-z0-9-] (the inverse of ConversationName).
+func IsConversationName(name string) bool {
 	if len(name) < 4 || !isDigits(name[:2]) || name[2] != '-' || !('a' <= name[3] && name[3] <= 'z') {
 		return false
 	}
@@ -66,9 +67,10 @@ func isConversationName(name string) bool {
 	return true
 }
 
-// splitCallFile splits NNN.request.json or NNN.response.sse into the call
-// number and the kind; ok is false for any other name.
-func splitCallFile(name string) (n int, kind string, ok bool) {
+// ParseCallFile splits NNN.request.json or NNN.response.sse into the call
+// number and the kind (the file's suffix); ok is false for any other name
+// (the inverse of CallFile).
+func ParseCallFile(name string) (n int, kind string, ok bool) {
 	if len(name) < 4 || !isDigits(name[:3]) || name[3] != '.' {
 		return 0, "", false
 	}
@@ -102,14 +104,7 @@ func ConversationName(k int, label string) string { return fmt.Sprintf("%02d-%s"
 
 // Load reads and checks a fixture folder. Anything unexpected in it is an
 // error: a fixture is reviewed by people, and a stray file is a mistake.
-func Load(dir string) (*Fixture, error) { return load(dir, false) }
-
-// LoadAuthored reads a hand-written fixture whose requests may not exist
-// yet (only the NNN.response.sse bodies are required): the harness's
-// -author mode derives the requests by recording against these bodies.
-func LoadAuthored(dir string) (*Fixture, error) { return load(dir, true) }
-
-func load(dir string, authored bool) (*Fixture, error) {
+func Load(dir string) (*Fixture, error) {
 	fx := &Fixture{Dir: dir, Name: filepath.Base(dir)}
 	meta, err := LoadMeta(dir)
 	if err != nil {
@@ -123,8 +118,8 @@ func load(dir string, authored bool) (*Fixture, error) {
 	for _, e := range entries { // ReadDir sorts by name: binding order
 		switch {
 		case e.Name() == MetaFile:
-		case e.IsDir() && isConversationName(e.Name()):
-			c, err := loadConversation(filepath.Join(dir, e.Name()), authored)
+		case e.IsDir() && IsConversationName(e.Name()):
+			c, err := loadConversation(filepath.Join(dir, e.Name()))
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +160,7 @@ func LoadMeta(dir string) (Meta, error) {
 	return m, nil
 }
 
-func loadConversation(dir string, authored bool) (*Conversation, error) {
+func loadConversation(dir string) (*Conversation, error) {
 	c := &Conversation{Name: filepath.Base(dir)}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -174,7 +169,7 @@ func loadConversation(dir string, authored bool) (*Conversation, error) {
 	seen := map[int]map[string][]byte{}
 	maxN := 0
 	for _, e := range entries {
-		n, kind, ok := splitCallFile(e.Name())
+		n, kind, ok := ParseCallFile(e.Name())
 		if !ok || e.IsDir() {
 			return nil, fmt.Errorf("replay: unexpected %s in %s (want NNN.request.json and NNN.response.sse)", e.Name(), dir)
 		}
@@ -192,7 +187,7 @@ func loadConversation(dir string, authored bool) (*Conversation, error) {
 		files := seen[n]
 		req, okReq := files["request.json"]
 		resp, okResp := files["response.sse"]
-		if !okResp || !okReq && !authored {
+		if !okResp || !okReq {
 			return nil, fmt.Errorf("replay: %s: call %03d needs both %s and %s", dir, n, CallFile(n, "request"), CallFile(n, "response"))
 		}
 		c.Calls = append(c.Calls, Call{Request: req, Response: resp})

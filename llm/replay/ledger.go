@@ -88,6 +88,19 @@ func (l *Ledger) Used(name string) int {
 	return 0
 }
 
+// ConversationKey returns the key of the conversation a request body
+// belongs to (Ledger's LedgerConversation.Key): the hash of its first
+// system block and first message, which every request of the conversation
+// repeats.
+func ConversationKey(body []byte) (string, error) {
+	obj, err := decodeObject(body)
+	if err != nil {
+		return "", err
+	}
+	key, _ := routeKeys(obj)
+	return key, nil
+}
+
 // routeKeys returns the conversation key and the system hash of a request
 // body: a conversation is recognised by its first system block and first
 // message, which the agent repeats in every request of that conversation.

@@ -17,17 +17,17 @@ func TestFixtureNames(t *testing.T) {
 		"001.response.SSE", "001request.json", "abc.request.json", "001.", "001.meta.yml", "١٢٣.request.json",
 	}
 	for _, name := range names {
-		if got, want := isConversationName(name), conversation.MatchString(name); got != want {
-			t.Errorf("isConversationName(%q) = %v, want %v", name, got, want)
+		if got, want := IsConversationName(name), conversation.MatchString(name); got != want {
+			t.Errorf("IsConversationName(%q) = %v, want %v", name, got, want)
 		}
-		n, kind, ok := splitCallFile(name)
+		n, kind, ok := ParseCallFile(name)
 		m := call.FindStringSubmatch(name)
 		if ok != (m != nil) {
-			t.Errorf("splitCallFile(%q) ok = %v, want %v", name, ok, m != nil)
+			t.Errorf("ParseCallFile(%q) ok = %v, want %v", name, ok, m != nil)
 			continue
 		}
 		if ok && (kind != m[2] || n != atoi(t, m[1])) {
-			t.Errorf("splitCallFile(%q) = %d, %q; want %s, %q", name, n, kind, m[1], m[2])
+			t.Errorf("ParseCallFile(%q) = %d, %q; want %s, %q", name, n, kind, m[1], m[2])
 		}
 	}
 }

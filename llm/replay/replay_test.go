@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/replay"
+	"github.com/cordis-agent/cordis/llm/replay/replaytest"
 )
 
 func sseText(id, text string) string {
@@ -63,7 +65,7 @@ func request(cwd, prompt string, history ...llm.Message) *llm.Request {
 	}
 }
 
-func streamText(t *testing.T, p *Provider, req *llm.Request) (string, error) {
+func streamText(t *testing.T, p *replay.Provider, req *llm.Request) (string, error) {
 	t.Helper()
 	var b strings.Builder
 	_, err := p.Stream(context.Background(), req, func(d llm.Delta) {
@@ -80,24 +82,24 @@ func streamText(t *testing.T, p *Provider, req *llm.Request) (string, error) {
 func recordedFixture(t *testing.T, cwd string) (fixture, sidecars string) {
 	t.Helper()
 	authored := filepath.Join(t.TempDir(), "demo")
-	writeFile(t, filepath.Join(authored, MetaFile), "model: m\nmaxTokens: 100\n")
+	writeFile(t, filepath.Join(authored, replay.MetaFile), "model: m\nmaxTokens: 100\n")
 	writeFile(t, filepath.Join(authored, "01-main", "001.response.sse"), sseText("msg_1", "first answer in {{cwd}}"))
 	writeFile(t, filepath.Join(authored, "01-main", "002.response.sse"), sseText("msg_2", "second answer"))
-	fx, err := LoadAuthored(authored)
+	fx, err := replaytest.LoadAuthored(authored)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := NewWireServer(fx)
+	ws := replaytest.NewWireServer(fx)
 	srv := httptest.NewServer(ws)
 	defer srv.Close()
 
 	run := t.TempDir()
-	paths := []PathVar{{Placeholder: "{{cwd}}", Path: cwd}}
-	if err := WriteRun(run, Run{Mode: ModeRecord, Paths: paths}); err != nil {
+	paths := []replay.PathVar{{Placeholder: "{{cwd}}", Path: cwd}}
+	if err := replay.WriteRun(run, replay.Run{Mode: replay.ModeRecord, Paths: paths}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Fixture: authored}, WithGetenv(env(t, map[string]string{
-		RunDirEnv: run, "ANTHROPIC_API_KEY": "test-key-123", "ANTHROPIC_BASE_URL": srv.URL,
+	p, err := replay.New(replay.Config{Fixture: authored}, replay.WithGetenv(env(t, map[string]string{
+		replay.RunDirEnv: run, "ANTHROPIC_API_KEY": "test-key-123", "ANTHROPIC_BASE_URL": srv.URL,
 	}, false)))
 	if err != nil {
 		t.Fatal(err)
@@ -124,9 +126,9 @@ func recordedFixture(t *testing.T, cwd string) (fixture, sidecars string) {
 	}
 	// The recording: requests normalized, responses as served, no key.
 	fixture = filepath.Join(t.TempDir(), "demo")
-	writeFile(t, filepath.Join(fixture, MetaFile), "model: m\nmaxTokens: 100\n")
+	writeFile(t, filepath.Join(fixture, replay.MetaFile), "model: m\nmaxTokens: 100\n")
 	for _, name := range []string{"001.request.json", "001.response.sse", "002.request.json", "002.response.sse"} {
-		data, err := os.ReadFile(filepath.Join(run, RecordDir, "01-main", name))
+		data, err := os.ReadFile(filepath.Join(run, replay.RecordDir, "01-main", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,20 +147,20 @@ func recordedFixture(t *testing.T, cwd string) (fixture, sidecars string) {
 	if string(resp) != sseText("msg_1", "first answer in {{cwd}}") {
 		t.Fatalf("recorded response differs from what was served:\n%s", resp)
 	}
-	sys, _ := os.ReadFile(filepath.Join(run, ObservedDir, "01-main.system.md"))
+	sys, _ := os.ReadFile(filepath.Join(run, replay.ObservedDir, "01-main.system.md"))
 	if !strings.Contains(string(sys), "Working directory: {{cwd}}") {
 		t.Fatalf("observed system sidecar:\n%s", sys)
 	}
-	return fixture, filepath.Join(run, ObservedDir)
+	return fixture, filepath.Join(run, replay.ObservedDir)
 }
 
-func replayProvider(t *testing.T, fixture, sidecars, cwd string) (*Provider, string) {
+func replayProvider(t *testing.T, fixture, sidecars, cwd string) (*replay.Provider, string) {
 	t.Helper()
 	run := t.TempDir()
-	if err := WriteRun(run, Run{Paths: []PathVar{{Placeholder: "{{cwd}}", Path: cwd}}, Expected: sidecars}); err != nil {
+	if err := replay.WriteRun(run, replay.Run{Paths: []replay.PathVar{{Placeholder: "{{cwd}}", Path: cwd}}, Expected: sidecars}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Config{Fixture: fixture}, WithGetenv(env(t, map[string]string{RunDirEnv: run}, true)))
+	p, err := replay.New(replay.Config{Fixture: fixture}, replay.WithGetenv(env(t, map[string]string{replay.RunDirEnv: run}, true)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +185,7 @@ func TestRecordThenReplay(t *testing.T) {
 	if got, err := streamText(t, p, request(cwd, "hello", history...)); err != nil || got != "second answer" {
 		t.Fatalf("second call: %q, %v", got, err)
 	}
-	l, err := ReadLedger(run)
+	l, err := replay.ReadLedger(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +214,7 @@ func TestReplayMismatchFailsWithDiff(t *testing.T) {
 			t.Fatalf("error lacks %q:\n%s", want, msg)
 		}
 	}
-	if l, _ := ReadLedger(run); len(l.Failures) != 1 {
+	if l, _ := replay.ReadLedger(run); len(l.Failures) != 1 {
 		t.Fatalf("ledger failures: %+v", l.Failures)
 	}
 
@@ -243,7 +245,7 @@ func TestReplayLedgerSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new provider on the same run directory continues the recording.
-	p2, err := New(Config{Fixture: fixture}, WithGetenv(env(t, map[string]string{RunDirEnv: run}, true)))
+	p2, err := replay.New(replay.Config{Fixture: fixture}, replay.WithGetenv(env(t, map[string]string{replay.RunDirEnv: run}, true)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +256,10 @@ func TestReplayLedgerSurvivesRestart(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "CORDIS_FIXTURE") {
+	if _, err := replay.New(replay.Config{}); err == nil || !strings.Contains(err.Error(), "CORDIS_FIXTURE") {
 		t.Fatalf("empty fixture: %v", err)
 	}
-	_, err := New(Config{Fixture: filepath.Join(t.TempDir(), "nope")}, WithGetenv(func(string) string { return "" }))
+	_, err := replay.New(replay.Config{Fixture: filepath.Join(t.TempDir(), "nope")}, replay.WithGetenv(func(string) string { return "" }))
 	if err == nil || !strings.Contains(err.Error(), "not found") || !strings.Contains(err.Error(), "-record") {
 		t.Fatalf("missing fixture: %v", err)
 	}
@@ -265,11 +267,11 @@ func TestNewErrors(t *testing.T) {
 
 func TestLoadIsStrict(t *testing.T) {
 	cases := map[string]map[string]string{
-		"stray file":       {MetaFile: "model: m\nmaxTokens: 1\n", "notes.txt": "x"},
-		"missing response": {MetaFile: "model: m\nmaxTokens: 1\n", "01-main/001.request.json": "{}"},
-		"gap":              {MetaFile: "model: m\nmaxTokens: 1\n", "01-main/002.request.json": "{}", "01-main/002.response.sse": ""},
-		"numbering":        {MetaFile: "model: m\nmaxTokens: 1\n", "02-main/001.request.json": "{}", "02-main/001.response.sse": ""},
-		"unknown meta":     {MetaFile: "model: m\nmaxTokens: 1\nmodle: x\n"},
+		"stray file":       {replay.MetaFile: "model: m\nmaxTokens: 1\n", "notes.txt": "x"},
+		"missing response": {replay.MetaFile: "model: m\nmaxTokens: 1\n", "01-main/001.request.json": "{}"},
+		"gap":              {replay.MetaFile: "model: m\nmaxTokens: 1\n", "01-main/002.request.json": "{}", "01-main/002.response.sse": ""},
+		"numbering":        {replay.MetaFile: "model: m\nmaxTokens: 1\n", "02-main/001.request.json": "{}", "02-main/001.response.sse": ""},
+		"unknown meta":     {replay.MetaFile: "model: m\nmaxTokens: 1\nmodle: x\n"},
 		"no meta":          {"01-main/001.request.json": "{}", "01-main/001.response.sse": ""},
 	}
 	for name, files := range cases {
@@ -278,7 +280,7 @@ func TestLoadIsStrict(t *testing.T) {
 			for p, c := range files {
 				writeFile(t, filepath.Join(dir, p), c)
 			}
-			if _, err := Load(dir); err == nil {
+			if _, err := replay.Load(dir); err == nil {
 				t.Fatal("loaded")
 			}
 		})
@@ -293,7 +295,7 @@ func TestPathReplacer(t *testing.T) {
 	if err := os.Symlink(ws, link); err != nil {
 		t.Skip(err)
 	}
-	r := NewPathReplacer([]PathVar{{Placeholder: "{{cwd}}", Path: link}, {Placeholder: "{{root}}", Path: root}})
+	r := replay.NewPathReplacer([]replay.PathVar{{Placeholder: "{{cwd}}", Path: link}, {Placeholder: "{{root}}", Path: root}})
 	for in, want := range map[string]string{
 		link + "/a.txt":         "{{cwd}}/a.txt",
 		ws + "/a.txt":           "{{cwd}}/a.txt", // the resolved spelling
@@ -315,16 +317,16 @@ func TestPathReplacer(t *testing.T) {
 }
 
 func TestCanonicalAndSplit(t *testing.T) {
-	a, err := Canonical([]byte(`{"b":1,"a":{"y":"<x>","x":2.50}}`))
+	a, err := replay.Canonical([]byte(`{"b":1,"a":{"y":"<x>","x":2.50}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Canonical([]byte("{\n \"a\" : {\"x\":2.50, \"y\":\"<x>\"}, \"b\":1}"))
+	b, _ := replay.Canonical([]byte("{\n \"a\" : {\"x\":2.50, \"y\":\"<x>\"}, \"b\":1}"))
 	if string(a) != string(b) || !strings.Contains(string(a), `"<x>"`) || !strings.Contains(string(a), "2.50") {
 		t.Fatalf("canonical forms differ or escape:\n%s\n%s", a, b)
 	}
-	s, err := SplitRequest([]byte(`{"model":"m","system":[{"type":"text","text":"one"},{"type":"text","text":"two /w/x"}],"tools":[{"name":"T"}],"messages":[]}`),
-		NewPathReplacer([]PathVar{{Placeholder: "{{cwd}}", Path: "/w/x"}}))
+	s, err := replay.SplitRequest([]byte(`{"model":"m","system":[{"type":"text","text":"one"},{"type":"text","text":"two /w/x"}],"tools":[{"name":"T"}],"messages":[]}`),
+		replay.NewPathReplacer([]replay.PathVar{{Placeholder: "{{cwd}}", Path: "/w/x"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +337,7 @@ func TestCanonicalAndSplit(t *testing.T) {
 		t.Fatalf("split: %+v", s)
 	}
 	// A system prompt with cache_control stays inline.
-	s, _ = SplitRequest([]byte(`{"system":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}`), nil)
+	s, _ = replay.SplitRequest([]byte(`{"system":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}`), nil)
 	if s.System != "" || !strings.Contains(string(s.Rest), "cache_control") {
 		t.Fatalf("non-plain system: %+v", s)
 	}

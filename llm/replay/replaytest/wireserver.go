@@ -1,31 +1,33 @@
-package replay
+package replaytest
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"sync"
+
+	"github.com/cordis-agent/cordis/llm/replay"
 )
 
 // WireServer is a local server that speaks the Anthropic Messages wire
 // (POST /v1/messages, SSE answers) from a fixture's recorded bodies, bound
-// to conversations in first-call order exactly as replay binds them. It
-// checks nothing but the wire's shape: it stands in for the live API when
-// record mode is tested or when a hand-written fixture's requests are
-// derived (the harness's -author mode).
+// to conversations in first-call order exactly as replay binds them
+// (replay.ConversationKey). It checks nothing but the wire's shape: it
+// stands in for the live API when record mode is tested or when a
+// hand-written fixture's requests are derived (the harness's -author
+// mode).
 type WireServer struct {
-	s *state
+	fx *replay.Fixture
 
 	mu      sync.Mutex
+	keys    []string // conversation keys, in binding order
+	used    []int    // calls served, per bound conversation
 	apiKeys []string
 }
 
 // NewWireServer serves fx.
-func NewWireServer(fx *Fixture) *WireServer {
-	return &WireServer{s: &state{fx: fx, ledger: &Ledger{}, logger: slog.New(slog.DiscardHandler), scenario: fx.Name}}
-}
+func NewWireServer(fx *replay.Fixture) *WireServer { return &WireServer{fx: fx} }
 
 // APIKeys returns the x-api-key values received, in order.
 func (w *WireServer) APIKeys() []string {
@@ -36,15 +38,49 @@ func (w *WireServer) APIKeys() []string {
 
 // Unused describes the recorded calls nobody asked for ("" when none).
 func (w *WireServer) Unused() string {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	out := ""
-	for _, c := range w.s.fx.Conversations {
-		if used := w.s.ledger.Used(c.Name); used < len(c.Calls) {
+	for i, c := range w.fx.Conversations {
+		used := 0
+		if i < len(w.used) {
+			used = w.used[i]
+		}
+		if used < len(c.Calls) {
 			out += fmt.Sprintf("%s: %d of %d calls used; ", c.Name, used, len(c.Calls))
 		}
 	}
 	return out
+}
+
+// next binds body's conversation (a new one to the next fixture folder)
+// and returns the response body of its next call.
+func (w *WireServer) next(body []byte) ([]byte, error) {
+	key, err := replay.ConversationKey(body)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	idx := -1
+	for i, k := range w.keys {
+		if k == key {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		if len(w.keys) == len(w.fx.Conversations) {
+			return nil, fmt.Errorf("the agent started conversation %d, but fixture %s has %d", len(w.keys)+1, w.fx.Name, len(w.fx.Conversations))
+		}
+		w.keys, w.used = append(w.keys, key), append(w.used, 0)
+		idx = len(w.keys) - 1
+	}
+	calls := w.fx.Conversations[idx].Calls
+	if w.used[idx] >= len(calls) {
+		return nil, fmt.Errorf("conversation %s has no call %d", w.fx.Conversations[idx].Name, w.used[idx]+1)
+	}
+	w.used[idx]++
+	return calls[w.used[idx]-1].Response, nil
 }
 
 func wireError(rw http.ResponseWriter, status int, typ, msg string) {
@@ -76,26 +112,7 @@ func (w *WireServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		wireError(rw, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	obj, err := decodeObject(body)
-	if err != nil {
-		wireError(rw, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	s := w.s
-	s.mu.Lock()
-	idx, err := s.bind(obj)
-	var sse []byte
-	if err == nil {
-		c := &s.ledger.Conversations[idx]
-		calls := s.fx.Conversations[idx].Calls
-		if c.Used >= len(calls) {
-			err = fmt.Errorf("conversation %s has no call %d", c.Name, c.Used+1)
-		} else {
-			c.Used++
-			sse = calls[c.Used-1].Response
-		}
-	}
-	s.mu.Unlock()
+	sse, err := w.next(body)
 	if err != nil {
 		wireError(rw, http.StatusBadRequest, "invalid_request_error", "wire server: "+err.Error())
 		return
