@@ -65,7 +65,6 @@ func InProcessOnly(e Event) bool {
 type Input struct {
 	Event          Event  `json:"hook_event_name"`
 	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path,omitempty"`
 	Cwd            string `json:"cwd"`
 	PermissionMode string `json:"permission_mode,omitempty"`
 	Model          string `json:"model,omitempty"`
@@ -88,15 +87,16 @@ type Input struct {
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 
 	// Subagent seams.
-	AgentID             string `json:"agent_id,omitempty"`
-	AgentType           string `json:"agent_type,omitempty"`
-	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
-	// CodexTranscriptPath and CodexAgentTranscriptPath are the same
-	// transcripts in Codex's rollout format: the Codex bridge renders them
-	// as transcript_path and agent_transcript_path, falling back to
-	// TranscriptPath and AgentTranscriptPath when they are empty.
-	CodexTranscriptPath      string `json:"-"`
-	CodexAgentTranscriptPath string `json:"-"`
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+
+	// SessionLogPath is the session's log (package sessionlog; every
+	// seam), and AgentLogPath, inside a subagent (its seams, SubagentStart
+	// and SubagentStop included), the subagent's own log. A dialect
+	// renders its view of the conversation (the file its hooks read as
+	// transcript_path) from them.
+	SessionLogPath string `json:"-"`
+	AgentLogPath   string `json:"-"`
 
 	// PreCompact: manual | auto.
 	Trigger            string `json:"trigger,omitempty"`

@@ -19,8 +19,6 @@ import (
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/loop/transcript"
-	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -250,19 +248,6 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 		mode: a.cfg.DefaultMode, model: a.cfg.Model,
 		allowAlways: map[string]bool{}, rejectAlways: map[string]bool{},
 	}
-	tw, err := transcript.Open(transcript.Path(a.cfg.StateDir, id), a.transcriptOptions(id, cwd, ""))
-	if err != nil {
-		w.Close()
-		return nil, err
-	}
-	s.transcript = tw
-	rw, err := rollout.Open(rollout.Path(a.cfg.StateDir, id), a.rolloutOptions(id, cwd))
-	if err != nil {
-		tw.Close()
-		w.Close()
-		return nil, err
-	}
-	s.rollout = rw
 	if !existing {
 		s.record(sessionStartEvent{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
 	}
@@ -273,20 +258,6 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 	a.sessions[id] = s
 	a.mu.Unlock()
 	return s, nil
-}
-
-func (a *Agent) transcriptOptions(sessionID, cwd, agentID string) transcript.Options {
-	return transcript.Options{SessionID: sessionID, Cwd: cwd, Version: a.cfg.Version, AgentID: agentID, Model: a.cfg.Model, Now: a.cfg.Now}
-}
-
-// rolloutOptions are a session's rollout options; a subagent adds its
-// AgentID, AgentType and Depth.
-func (a *Agent) rolloutOptions(sessionID, cwd string) rollout.Options {
-	o := rollout.Options{SessionID: sessionID, Cwd: cwd, Version: a.cfg.Version, ContextWindow: a.cfg.ContextWindow, Now: a.cfg.Now}
-	if a.cfg.Provider != nil {
-		o.ModelProvider = a.cfg.Provider.Name()
-	}
-	return o
 }
 
 func (a *Agent) session(id string) (*Session, error) {

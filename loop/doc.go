@@ -21,9 +21,9 @@
 // Everything a turn does is appended to the session's log
 // (sessionlog) as it happens; session/load rebuilds the history from
 // it and replays it to the editor (load.go), repairing a history a crash
-// cut short. A Claude Code–shaped transcript (loop/transcript) and a Codex
-// rollout (loop/transcript/rollout) are written beside it for hooks that
-// read transcript_path (the Codex bridge gives its hooks the rollout).
+// cut short. Hooks get the log's path (hooks.Input.SessionLogPath, and a
+// subagent's own in AgentLogPath); each hook dialect renders its own view
+// of the conversation from it.
 //
 // Concurrency: an Agent serves one connection. The acp server calls its
 // methods in wire order except Prompt, which runs on its own goroutine; one

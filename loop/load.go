@@ -8,8 +8,6 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/llm"
-	"github.com/cordis-agent/cordis/loop/transcript"
-	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -64,8 +62,6 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", cwd)
 	}
-	_, missingTranscript := os.Stat(transcript.Path(a.cfg.StateDir, id))
-	_, missingRollout := os.Stat(rollout.Path(a.cfg.StateDir, id))
 	s, err := a.openSession(id, cwd, extra, true)
 	if err != nil {
 		return nil, acp.InternalError("reopening session log: %v", err)
@@ -78,23 +74,6 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 		a.log.Warn("session/update failed", "session", s.id, "error", err)
 	}
 	s.startMCP(ctx, mcpServers)
-	if missingTranscript != nil || missingRollout != nil {
-		// A log from before transcripts existed (or with the file lost):
-		// rebuild it so hooks that read transcript_path see the history.
-		s.mu.Lock()
-		history := append([]llm.Message(nil), s.history...)
-		s.mu.Unlock()
-		if missingTranscript != nil {
-			if err := s.transcript.Append(history...); err != nil {
-				a.log.Warn("rebuilding transcript", "session", s.id, "error", err)
-			}
-		}
-		if missingRollout != nil {
-			if err := s.rollout.Append(history...); err != nil {
-				a.log.Warn("rebuilding rollout transcript", "session", s.id, "error", err)
-			}
-		}
-	}
 	s.record(sessionLoadEvent{Cwd: cwd, Events: len(events), Warnings: warnings, Resumed: !replay})
 	s.queueSessionStart(ctx, "resume")
 	return s, nil

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/loop"
-	"github.com/cordis-agent/cordis/loop/transcript"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -81,7 +80,7 @@ func benchLog(b *testing.B, events int) (state, sid, cwd string) {
 // as session/update frames, up to the {} response.
 func BenchmarkLoadSession(b *testing.B) {
 	state, sid, cwd := benchLog(b, 10000)
-	files := []string{sessionlog.Path(state, sid), transcript.Path(state, sid)}
+	files := []string{sessionlog.Path(state, sid)}
 	var pristine [][]byte
 	for _, f := range files {
 		data, err := os.ReadFile(f)

@@ -102,6 +102,13 @@ func TestDeleteSession(t *testing.T) {
 	h.prompt(sid, "hi")
 	logPath := sessionlog.Path(h.state, sid)
 	dir := strings.TrimSuffix(logPath, ".jsonl")
+	// A hook dialect renders its transcript into the session's folder.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{logPath, filepath.Join(dir, "transcript.jsonl")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("before delete: %v", err)

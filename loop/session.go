@@ -11,8 +11,6 @@ import (
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
-	"github.com/cordis-agent/cordis/loop/transcript"
-	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -47,11 +45,6 @@ type Session struct {
 	roots   []string
 	log     *sessionlog.Writer
 	logPath string
-	// transcript is the session in Claude Code's JSONL shape, for hooks
-	// that read transcript_path.
-	transcript *transcript.Writer
-	// rollout is the session in Codex's rollout shape, for Codex hooks.
-	rollout *rollout.Writer
 
 	mu           sync.Mutex
 	mode         string
@@ -169,8 +162,7 @@ func (s *Session) systemPrompt(base string) []string {
 // records into its own log).
 func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	s.mu.Lock()
-	in.SessionID, in.Cwd, in.PermissionMode, in.TranscriptPath = s.id, s.cwd, s.mode, s.transcript.Path()
-	in.CodexTranscriptPath = s.rollout.Path()
+	in.SessionID, in.Cwd, in.PermissionMode, in.SessionLogPath = s.id, s.cwd, s.mode, s.logPath
 	if in.Model == "" {
 		in.Model = s.model
 	}
@@ -198,12 +190,6 @@ func (s *Session) end(ctx context.Context, reason string) {
 func (s *Session) close() {
 	// Every MCP server process of the session is gone when this returns.
 	s.mcpManager().Close()
-	if err := s.transcript.Close(); err != nil {
-		s.agent.log.Warn("closing transcript", "session", s.id, "error", err)
-	}
-	if err := s.rollout.Close(); err != nil {
-		s.agent.log.Warn("closing rollout transcript", "session", s.id, "error", err)
-	}
 	if err := s.log.Close(); err != nil {
 		s.agent.log.Warn("closing session log", "session", s.id, "error", err)
 	}

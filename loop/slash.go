@@ -237,9 +237,6 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	s.addUsage(resp.Usage, firstNonEmpty(resp.Model, model))
 	totals := s.totals
 	s.mu.Unlock()
-	if err := s.rollout.TokenCount(resp.Usage); err != nil {
-		s.agent.log.Warn("rollout transcript append failed", "session", s.id, "error", err)
-	}
 	var summary strings.Builder
 	for _, b := range resp.Content {
 		if b.Type == llm.BlockText {

@@ -12,8 +12,6 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/loop/transcript"
-	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -38,19 +36,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 		return "", err
 	}
 	defer log.Close()
-	tw, err := transcript.Open(transcript.SubagentPath(s.agent.cfg.StateDir, s.id, agentID), s.agent.transcriptOptions(s.id, s.cwd, agentID))
-	if err != nil {
-		return "", err
-	}
-	defer tw.Close()
 	agentType := firstNonEmpty(in.SubagentType, "general-purpose")
-	ro := s.agent.rolloutOptions(s.id, s.cwd)
-	ro.AgentID, ro.AgentType, ro.Depth = agentID, agentType, depth
-	rw, err := rollout.Open(rollout.SubagentPath(s.agent.cfg.StateDir, s.id, agentID), ro)
-	if err != nil {
-		return "", err
-	}
-	defer rw.Close()
 	r.record(subagentStartEvent{AgentID: agentID, ToolCallID: parentCallID, AgentType: agentType, Description: in.Description})
 
 	// The subagent's seams, SubagentStart included, record into its log.
@@ -59,7 +45,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 			s.agent.log.Error("session log append failed", "session", s.id, "agent", agentID, "type", typ, "error", err)
 		}
 	}
-	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType, AgentTranscriptPath: tw.Path(), CodexAgentTranscriptPath: rw.Path(), Record: childRecord})
+	start := s.runHook(ctx, &hooks.Input{Event: hooks.SubagentStart, TurnID: r.turnID, AgentID: agentID, AgentType: agentType, AgentLogPath: path, Record: childRecord})
 	startContext := start.AdditionalContext
 
 	var (
@@ -69,7 +55,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	system := s.systemPrompt(subagentPrompt)
 	var history []llm.Message
 	child := &runner{
-		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, transcript: tw, rollout: rw,
+		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, logPath: path,
 		toolsNow: func() []tools.Tool { return s.toolsFor(depth) }, system: system, stopEvent: hooks.SubagentStop,
 		emitText: func(ctx context.Context, t string) {
 			mu.Lock()

@@ -10,8 +10,6 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
-	"github.com/cordis-agent/cordis/loop/transcript"
-	"github.com/cordis-agent/cordis/loop/transcript/rollout"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -27,6 +25,9 @@ type runner struct {
 	agentID string // subagent id, "" for the main agent
 	history *[]llm.Message
 	log     *sessionlog.Writer
+	// logPath is the subagent's own log ("" for the main agent, whose
+	// log is the session's).
+	logPath string
 	tools   []tools.Tool
 	system  []string
 	// emit shows model text/thought to the user.
@@ -36,8 +37,6 @@ type runner struct {
 	// SubagentStart context), then cleared.
 	takeContext func() []string
 	stopEvent   hooks.Event
-	transcript  *transcript.Writer
-	rollout     *rollout.Writer
 	// model overrides the session's model for this runner ("" keeps it).
 	model string
 	// toolsNow re-reads the tool list before each model request (MCP
@@ -54,7 +53,7 @@ type runner struct {
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
 	system := s.systemPrompt(firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt))
 	return &runner{
-		s: s, turnID: turnID, history: &s.history, log: s.log, transcript: s.transcript, rollout: s.rollout, system: system, model: opts.model,
+		s: s, turnID: turnID, history: &s.history, log: s.log, system: system, model: opts.model,
 		toolsNow: func() []tools.Tool { return filterTools(s.toolsFor(0), opts) },
 		emitText: func(ctx context.Context, t string) {
 			s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t)})
@@ -113,12 +112,6 @@ func (r *runner) appendMessage(m llm.Message) {
 	*r.history = append(*r.history, m)
 	r.s.mu.Unlock()
 	r.record(messageEvent{m})
-	if err := r.transcript.Append(m); err != nil {
-		r.s.agent.log.Warn("transcript append failed", "session", r.s.id, "error", err)
-	}
-	if err := r.rollout.Append(m); err != nil {
-		r.s.agent.log.Warn("rollout transcript append failed", "session", r.s.id, "error", err)
-	}
 }
 
 // outcome is how one step of a turn (a model request and the tool calls
@@ -184,8 +177,8 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 }
 
 // begin puts the turn's pending context (SessionStart or SubagentStart)
-// before the user message, records the turn's context for the rollout and
-// appends the message. It returns where the turn starts in the history.
+// before the user message and appends the message. It returns where the
+// turn starts in the history.
 func (r *runner) begin(user llm.Message) (turnStart int) {
 	if extra := r.takeContext(); len(extra) > 0 {
 		var pre []llm.Block
@@ -196,11 +189,7 @@ func (r *runner) begin(user llm.Message) (turnStart int) {
 	}
 	r.s.mu.Lock()
 	turnStart = len(*r.history)
-	tc := rollout.TurnContext{TurnID: r.turnID, Cwd: r.s.cwd, Model: firstNonEmpty(r.model, r.s.model), Mode: r.s.mode}
 	r.s.mu.Unlock()
-	if err := r.rollout.TurnContext(tc); err != nil {
-		r.s.agent.log.Warn("rollout transcript append failed", "session", r.s.id, "error", err)
-	}
 	r.appendMessage(user)
 	return turnStart
 }
@@ -268,9 +257,7 @@ func (r *runner) runStopHook(ctx context.Context, active bool) hooks.Decision {
 // StopTurn decision marks the turn to end at the next check.
 func (r *runner) hook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	in.TurnID, in.AgentID, in.Record = r.turnID, r.agentID, r.recordRaw
-	if r.agentID != "" {
-		in.AgentTranscriptPath, in.CodexAgentTranscriptPath = r.transcript.Path(), r.rollout.Path()
-	}
+	in.AgentLogPath = r.logPath
 	if in.Model == "" {
 		in.Model = r.model
 	}
@@ -476,9 +463,6 @@ func (r *runner) keepResponse(ctx context.Context, resp *llm.Response, partial b
 	}
 	r.lastText = text
 	s.reportUsage(ctx, resp.Usage, firstNonEmpty(resp.Model, model))
-	if err := r.rollout.TokenCount(resp.Usage); err != nil {
-		s.agent.log.Warn("rollout transcript append failed", "session", s.id, "error", err)
-	}
 }
 
 // responseSeam runs LLMResponse for the step and notes a hook's request

@@ -32,6 +32,13 @@
 // else means the log was damaged by something other than a crash, and Read
 // reports it as a *FormatError naming file and line instead of guessing.
 //
+// # Following
+//
+// Follow returns a Follower, which reads a log incrementally: each Next
+// returns the events of the complete lines appended since the last one,
+// never a line still being written (the hook dialects render their
+// transcripts this way).
+//
 // # Concurrency
 //
 // A Writer is safe for concurrent Append. Use one Writer per file per

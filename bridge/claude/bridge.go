@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/claude/transcript"
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
@@ -48,6 +50,8 @@ type Options struct {
 	// passes trust.Open(stateDir)). Without it no hook of a project file
 	// found by discovery runs (each is reported as untrusted).
 	Trust *trust.Store
+	// Version is cordis's version, written on every transcript line.
+	Version string
 }
 
 // Bridge runs Claude Code hook commands on cordis's seams: the bridge
@@ -63,7 +67,8 @@ type Bridge struct {
 // New returns a bridge for cfg. A relative cfg.Path is taken as is (the
 // caller resolves it against the config file's directory).
 func New(cfg Config, opts Options) *Bridge {
-	d := &dialect{path: cfg.Path, home: opts.Home, log: opts.Logger}
+	d := &dialect{path: cfg.Path, home: opts.Home, log: opts.Logger,
+		transcripts: rendering.NewSet(transcript.Format{Version: opts.Version})}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -119,6 +124,9 @@ type dialect struct {
 	// Claude Code, else <home>/.claude.
 	userDir string
 	log     *slog.Logger
+	// transcripts are the sessions' transcripts, rendered from their logs
+	// as hooks are about to run.
+	transcripts *rendering.Set
 }
 
 var _ engine.Dialect[handler] = (*dialect)(nil)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
@@ -19,10 +20,12 @@ type call struct {
 	verdicts []verdict
 }
 
-// Prepare renders the event's input and, on SessionStart, creates the
-// CLAUDE_ENV_FILE scratch file (whose exports cordis does not apply).
+// Prepare brings the session's transcripts up to date, renders the
+// event's input and, on SessionStart, creates the CLAUDE_ENV_FILE scratch
+// file (whose exports cordis does not apply).
 func (d *dialect) Prepare(in *hooks.Input, _ []handler, _ bool) (engine.Call[handler], error) {
-	c := &call{d: d, in: in, stdin: renderInput(in), env: []string{"CLAUDE_PROJECT_DIR=" + in.Cwd}}
+	paths := d.syncTranscripts(in)
+	c := &call{d: d, in: in, stdin: renderInput(in, paths), env: []string{"CLAUDE_PROJECT_DIR=" + in.Cwd}}
 	if in.Event == hooks.SessionStart {
 		if f, err := os.CreateTemp("", "cordis-claude-env-*"); err == nil {
 			c.envFile = f.Name()
@@ -31,6 +34,21 @@ func (d *dialect) Prepare(in *hooks.Input, _ []handler, _ bool) (engine.Call[han
 		}
 	}
 	return c, nil
+}
+
+// syncTranscripts renders what the session log (and the subagent's) added
+// since the last hook into the transcripts hooks read, and returns their
+// paths. A session that ends is forgotten after its last rendering. A
+// failure is logged: the hook still runs, with the file as it is.
+func (d *dialect) syncTranscripts(in *hooks.Input) rendering.Paths {
+	paths, err := d.transcripts.Sync(in)
+	if err != nil {
+		d.log.Warn("claude transcript not brought up to date", "session", in.SessionID, "error", err)
+	}
+	if in.Event == hooks.SessionEnd {
+		d.transcripts.Forget(in.SessionLogPath)
+	}
+	return paths
 }
 
 // Command runs h through its shell, or in the exec form (args) with

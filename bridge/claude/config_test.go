@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -343,11 +344,14 @@ func TestExecFormAndBashShell(t *testing.T) {
 	}
 }
 
+// testPaths are the transcripts renderInput is given.
+var testPaths = rendering.Paths{Session: "/tmp/t.jsonl"}
+
 func TestStdinRendering(t *testing.T) {
 	cwd := t.TempDir()
 	for _, ev := range supportedEvents {
 		in := inputFor(ev, cwd)
-		got := string(renderInput(in))
+		got := string(renderInput(in, testPaths))
 		var m map[string]any
 		if err := json.Unmarshal([]byte(got), &m); err != nil {
 			t.Fatalf("%s: %v: %s", ev, err, got)
@@ -374,24 +378,25 @@ func TestStdinRendering(t *testing.T) {
 		{inputFor(hooks.Notification, "/p"), `"message":"needs you","notification_type":"idle_prompt"}`},
 	}
 	for _, tt := range tests {
-		if got := string(renderInput(tt.in)); !strings.HasSuffix(got, tt.want) {
+		if got := string(renderInput(tt.in, testPaths)); !strings.HasSuffix(got, tt.want) {
 			t.Errorf("%s:\n got %s\nwant suffix %s", tt.in.Event, got, tt.want)
 		}
 	}
 	// Write: Claude's {filePath, success}; a subagent's tool call has agent_id.
 	in := inputFor(hooks.PostToolUse, "/p")
 	in.ToolName, in.ToolInput, in.AgentID = "Write", json.RawMessage(`{"file_path":"/p/a.go","content":"x"}`), "agent_7"
-	got := string(renderInput(in))
+	got := string(renderInput(in, testPaths))
 	for _, want := range []string{`"agent_id":"agent_7"`, `"tool_response":{"filePath":"/p/a.go","success":true}`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %s in %s", want, got)
 		}
 	}
-	// A hook sees exactly this on stdin.
+	// A hook sees exactly this on stdin (an input without a session log
+	// has no transcript).
 	b := bridgeWith(t, hooks.UserPromptSubmit, cmd("printf 'stdin='; cat"))
 	up := inputFor(hooks.UserPromptSubmit, cwd)
 	d, _ := b.Run(context.Background(), up)
-	if diff := cmp.Diff([]string{"stdin=" + string(renderInput(up))}, d.AdditionalContext, cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff([]string{"stdin=" + string(renderInput(up, rendering.Paths{}))}, d.AdditionalContext, cmpopts.EquateEmpty()); diff != "" {
 		t.Fatal(diff)
 	}
 }

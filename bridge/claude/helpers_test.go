@@ -65,7 +65,7 @@ func cmd(command string) hookSpec { return hookSpec{Type: "command", Command: co
 
 // inputFor is a typical input for ev in cwd.
 func inputFor(ev hooks.Event, cwd string) *hooks.Input {
-	in := &hooks.Input{Event: ev, SessionID: "sess_1", TranscriptPath: "/tmp/t.jsonl", Cwd: cwd, PermissionMode: "default"}
+	in := &hooks.Input{Event: ev, SessionID: "sess_1", Cwd: cwd, PermissionMode: "default"}
 	switch ev {
 	case hooks.PreToolUse, hooks.PermissionRequest, hooks.PostToolUse, hooks.PostToolUseFailure:
 		in.ToolName, in.ToolUseID, in.ToolInput = "Bash", "toolu_1", json.RawMessage(`{"command":"rm -rf /"}`)

@@ -4,17 +4,19 @@ import (
 	"encoding/json"
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
 // renderInput is the stdin of a Claude Code hook for in: the common fields
 // (session_id, transcript_path, cwd, permission_mode, hook_event_name),
 // agent_id/agent_type inside subagents, then the event's own fields, each
-// present even when empty where Claude Code always sends it.
-func renderInput(in *hooks.Input) []byte {
+// present even when empty where Claude Code always sends it. The
+// transcripts are at paths.
+func renderInput(in *hooks.Input, paths rendering.Paths) []byte {
 	o := engine.Object{EscapeHTML: true}
 	o.Set("session_id", in.SessionID)
-	o.Set("transcript_path", in.TranscriptPath)
+	o.Set("transcript_path", paths.Session)
 	o.Set("cwd", in.Cwd)
 	if in.PermissionMode != "" {
 		o.Set("permission_mode", in.PermissionMode)
@@ -70,7 +72,7 @@ func renderInput(in *hooks.Input) []byte {
 		o.Set("stop_hook_active", in.StopHookActive)
 		o.Set("agent_id", in.AgentID)
 		o.Set("agent_type", in.AgentType)
-		o.Set("agent_transcript_path", in.AgentTranscriptPath)
+		o.Set("agent_transcript_path", paths.Agent)
 		o.Set("last_assistant_message", in.LastAssistantMessage)
 	case hooks.PreCompact:
 		o.Set("trigger", in.Trigger)

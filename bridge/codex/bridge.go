@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cordis-agent/cordis/bridge/codex/rollout"
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 )
@@ -38,6 +40,11 @@ type Options struct {
 	Shell []string
 	// Logger receives load problems and failed runs.
 	Logger *slog.Logger
+	// Version is cordis's version (the rollout's cli_version).
+	Version string
+	// ModelProvider names the model provider (the rollout's
+	// model_provider), asked as each rollout starts; nil leaves it out.
+	ModelProvider func() string
 }
 
 // Bridge runs Codex CLI hook commands on cordis's seams: the bridge
@@ -60,7 +67,11 @@ func New(cfg Config, opts Options) *Bridge {
 }
 
 func newDialect(cfg Config, opts Options) *dialect {
-	d := &dialect{shell: opts.Shell, sessions: sessions{m: map[string]*sessionState{}}}
+	d := &dialect{shell: opts.Shell, sessions: sessions{m: map[string]*sessionState{}}, log: opts.Logger,
+		rollouts: rendering.NewSet(rollout.Format{Version: opts.Version, ModelProvider: opts.ModelProvider})}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
 	switch home := opts.Home; {
 	case home != "":
 		d.userDir = filepath.Join(home, ".codex")
@@ -99,6 +110,10 @@ type dialect struct {
 	// sessions is what the dialect remembers per session: files' content
 	// before an edit, subagent types.
 	sessions sessions
+	// rollouts are the sessions' rollouts, rendered from their logs as
+	// hooks are about to run.
+	rollouts *rendering.Set
+	log      *slog.Logger
 }
 
 var (

@@ -57,7 +57,7 @@ func TestStdinCwdAndLoginShell(t *testing.T) {
 	data, _ := os.ReadFile(out)
 	stdin, wd, _ := strings.Cut(strings.TrimSuffix(string(data), "\n"), "\n")
 	wantStdin := fmt.Sprintf(`{"session_id":"sess-1","transcript_path":%q,"cwd":%q,"hook_event_name":"UserPromptSubmit","model":"claude-test","permission_mode":"default","turn_id":"turn-1","prompt":"hello"}`,
-		filepath.Join(e.state, "sessions", "sess-1.jsonl"), e.cwd)
+		filepath.Join(e.state, "sessions", "sess-1", "rollout.transcript.jsonl"), e.cwd)
 	if stdin != wantStdin {
 		t.Errorf("stdin:\n%s\nwant:\n%s", stdin, wantStdin)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
@@ -50,12 +51,27 @@ func (d *dialect) Prepare(in *hooks.Input, run []*handler, observed bool) (engin
 	if len(c.shell) == 0 {
 		c.shell = hookproc.LoginShell()
 	}
-	stdin, err := renderInput(event, in, c.tv)
+	stdin, err := renderInput(event, in, c.tv, d.syncRollouts(in))
 	if err != nil {
 		return nil, fmt.Errorf("rendering the hook input: %v", err)
 	}
 	c.stdin = stdin
 	return c, nil
+}
+
+// syncRollouts renders what the session log (and the subagent's) added
+// since the last hook into the rollouts hooks read, and returns their
+// paths. A session that ends is forgotten after its last rendering. A
+// failure is logged: the hook still runs, with the file as it is.
+func (d *dialect) syncRollouts(in *hooks.Input) rendering.Paths {
+	paths, err := d.rollouts.Sync(in)
+	if err != nil {
+		d.log.Warn("codex rollout not brought up to date", "session", in.SessionID, "error", err)
+	}
+	if in.Event == hooks.SessionEnd {
+		d.rollouts.Forget(in.SessionLogPath)
+	}
+	return paths
 }
 
 // Command runs h through the shell in the session's cwd.

@@ -65,8 +65,8 @@
 // the session's cwd, concurrently, in its own process group
 // (bridge/internal/hookproc); duplicates are not merged (Codex runs them
 // all) and outcomes are merged in configuration order. Its stdin is
-// Codex's input: session_id, transcript_path (the session's Codex rollout
-// file, loop/transcript/rollout, not the Claude-shaped transcript), cwd,
+// Codex's input: session_id, transcript_path (the session's Codex rollout,
+// rendered from the session log by package rollout), cwd,
 // hook_event_name, model,
 // permission_mode, turn_id and the event's fields (stop_hook_active on
 // Stop/SubagentStop). Tools carry Codex's names: Bash with

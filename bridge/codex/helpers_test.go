@@ -127,7 +127,7 @@ func (e *env) userFile() string    { return filepath.Join(e.home, ".codex", "hoo
 
 // baseInput is a representative input of each seam, as the loop fills it.
 func (e *env) baseInput(seam hooks.Event) *hooks.Input {
-	in := &hooks.Input{Event: seam, SessionID: "sess-1", Cwd: e.cwd, TranscriptPath: filepath.Join(e.state, "sessions", "sess-1.jsonl"),
+	in := &hooks.Input{Event: seam, SessionID: "sess-1", Cwd: e.cwd, SessionLogPath: filepath.Join(e.state, "sessions", "sess-1.jsonl"),
 		PermissionMode: "default", Model: "claude-test", TurnID: "turn-1"}
 	switch seam {
 	case hooks.SessionStart:

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/hooks"
 )
 
@@ -23,10 +24,10 @@ func nullable(s string) any {
 // fields (session_id, transcript_path, cwd, hook_event_name, model), then
 // permission_mode and turn_id on the events that carry them, then the
 // event's own fields.
-func renderInput(event string, in *hooks.Input, tv *toolView) ([]byte, error) {
+func renderInput(event string, in *hooks.Input, tv *toolView, paths rendering.Paths) ([]byte, error) {
 	var o engine.Object
 	o.Set("session_id", in.SessionID)
-	o.Set("transcript_path", nullable(cmp.Or(in.CodexTranscriptPath, in.TranscriptPath)))
+	o.Set("transcript_path", nullable(paths.Session))
 	o.Set("cwd", in.Cwd)
 	o.Set("hook_event_name", event)
 	o.Set("model", in.Model)
@@ -78,7 +79,7 @@ func renderInput(event string, in *hooks.Input, tv *toolView) ([]byte, error) {
 	case evSubagentStop:
 		o.Set("agent_id", in.AgentID)
 		o.Set("agent_type", in.AgentType)
-		o.Set("agent_transcript_path", nullable(cmp.Or(in.CodexAgentTranscriptPath, in.AgentTranscriptPath)))
+		o.Set("agent_transcript_path", nullable(paths.Agent))
 		o.Set("stop_hook_active", in.StopHookActive)
 		o.Set("last_assistant_message", nullable(in.LastAssistantMessage))
 	case evStop:

@@ -203,13 +203,14 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 		case *claude.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)})
+			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir), Version: currentVersion()})
 			b.Register(batch)
 			doctors = append(doctors, b.Doctor)
 		case *codex.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir)})
+			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir),
+				Version: currentVersion(), ModelProvider: providerName(out)})
 			b.Register(batch)
 			doctors = append(doctors, b.Doctor)
 		default:
@@ -238,6 +239,17 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	}
 	var _ llm.Provider = out.Provider
 	return out, nil
+}
+
+// providerName names cfg's model provider once it is assembled (a
+// bridge entry may come before the provider's).
+func providerName(cfg *loop.Config) func() string {
+	return func() string {
+		if cfg.Provider == nil {
+			return ""
+		}
+		return cfg.Provider.Name()
+	}
 }
 
 // hideKey keeps the provider key in variable name from subprocesses and

@@ -7,23 +7,31 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/llm"
 )
 
-func testOptions() Options {
+// testFormat numbers uuids from 1.
+func testFormat() Format {
 	n := 0
-	return Options{
-		SessionID: "sess_1", Cwd: "/src/app", Version: "0.1.0", Model: "claude-sonnet-4-5",
-		Now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC) },
-		NewUUID: func() string {
-			n++
-			return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
-		},
+	return Format{Version: "0.1.0", NewUUID: func() string {
+		n++
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	}}
+}
+
+var testFile = rendering.File{SessionID: "sess_1", Cwd: "/src/app", Model: "claude-sonnet-4-5"}
+
+// render renders msgs as entries of one file, stamped at one instant.
+func render(f Format, file rendering.File, msgs ...llm.Message) []byte {
+	r, out := f.Start(file)
+	for i, m := range msgs {
+		out = append(out, r.Render(rendering.Entry{Time: time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC), Seq: int64(i + 1), Cwd: file.Cwd, Message: &m})...)
 	}
+	return out
 }
 
 var conversation = []llm.Message{
@@ -38,19 +46,12 @@ var conversation = []llm.Message{
 }
 
 func TestFormat(t *testing.T) {
-	path := Path(t.TempDir(), "sess_1")
-	w, err := Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
+	// Turns and usage have no line in a transcript.
+	r, _ := testFormat().Start(testFile)
+	if b := r.Render(rendering.Entry{Turn: &rendering.Turn{ID: "t"}}); b != nil {
+		t.Fatalf("a turn rendered %s", b)
 	}
-	if err := w.Append(conversation...); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if err := w.Append(conversation[0]); err != ErrClosed {
-		t.Fatalf("Append after Close: %v", err)
-	}
-	data, _ := os.ReadFile(path)
+	data := render(testFormat(), testFile, conversation...)
 	want := `{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/src/app","sessionId":"sess_1","version":"0.1.0","type":"user","message":{"role":"user","content":[{"type":"text","text":"fix the test"}]},"uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2025-01-02T03:04:05.123Z"}
 {"parentUuid":"00000000-0000-4000-8000-000000000001","isSidechain":false,"userType":"external","cwd":"/src/app","sessionId":"sess_1","version":"0.1.0","type":"assistant","message":{"id":"msg_00000000000040008000000000000002","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"hmm","signature":"sig"},{"type":"text","text":"Running it."},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"go test"}}]},"uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2025-01-02T03:04:05.123Z"}
 {"parentUuid":"00000000-0000-4000-8000-000000000002","isSidechain":false,"userType":"external","cwd":"/src/app","sessionId":"sess_1","version":"0.1.0","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"FAIL","is_error":true}]},"uuid":"00000000-0000-4000-8000-000000000003","timestamp":"2025-01-02T03:04:05.123Z"}
@@ -58,9 +59,6 @@ func TestFormat(t *testing.T) {
 `
 	if string(data) != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", data, want)
-	}
-	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
-		t.Errorf("mode %v", info.Mode())
 	}
 }
 
@@ -79,54 +77,44 @@ func TestBlocks(t *testing.T) {
 	}
 }
 
-func TestReopenContinuesChainAndCutsTornLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	w, _ := Open(path, testOptions())
-	w.Append(conversation[:2]...)
-	w.Close()
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"parentUuid":"torn`)
-	f.Close()
-
-	opts := testOptions()
-	opts.NewUUID = func() string { return "next" }
-	w, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
+// TestPathsAndSubagent: a transcript lies beside its log, and a
+// subagent's lines are a sidechain with its agentId.
+func TestPathsAndSubagent(t *testing.T) {
+	state := t.TempDir()
+	if got, want := (Format{}).Path(filepath.Join(state, "sessions", "sess_1.jsonl"), false), filepath.Join(state, "sessions", "sess_1", "transcript.jsonl"); got != want {
+		t.Fatalf("Path = %s, want %s", got, want)
 	}
-	w.Append(conversation[2])
-	w.Close()
-	lines := readLines(t, path)
-	if len(lines) != 3 {
-		t.Fatalf("%d lines", len(lines))
+	agentLog := filepath.Join(state, "sessions", "sess_1", "subagents", "agent_1.jsonl")
+	if got, want := (Format{}).Path(agentLog, true), filepath.Join(state, "sessions", "sess_1", "subagents", "agent_1.transcript.jsonl"); got != want {
+		t.Fatalf("agent Path = %s, want %s", got, want)
 	}
-	if lines[2]["parentUuid"] != "00000000-0000-4000-8000-000000000002" || lines[2]["uuid"] != "next" {
-		t.Fatalf("chain: %v", lines[2])
+	file := testFile
+	file.AgentID = "agent_1"
+	lines := parseLines(t, render(testFormat(), file, conversation...))
+	if len(lines) != 4 || lines[0]["isSidechain"] != true || lines[0]["agentId"] != "agent_1" || lines[0]["parentUuid"] != nil {
+		t.Fatalf("subagent: %v", lines[0])
 	}
 }
 
-func TestRewriteAndSubagent(t *testing.T) {
-	state := t.TempDir()
-	path := SubagentPath(state, "sess_1", "agent_1")
-	if want := filepath.Join(state, "sessions", "sess_1", "subagents", "agent_1.transcript.jsonl"); path != want {
-		t.Fatalf("SubagentPath = %s", path)
+// TestDerivedUUIDsAreStable: without NewUUID a line's uuid comes from its
+// session, agent and sequence number, so rendering a log again gives the
+// same file, and different lines get different uuids.
+func TestDerivedUUIDsAreStable(t *testing.T) {
+	a, b := render(Format{}, testFile, conversation...), render(Format{}, testFile, conversation...)
+	if string(a) != string(b) {
+		t.Fatalf("two renderings differ:\n%s\n%s", a, b)
 	}
-	if want := filepath.Join(state, "sessions", "sess_1", "transcript.jsonl"); Path(state, "sess_1") != want {
-		t.Fatalf("Path = %s", Path(state, "sess_1"))
+	seen := map[any]bool{}
+	for _, l := range parseLines(t, a) {
+		if seen[l["uuid"]] {
+			t.Fatalf("uuid %v repeated", l["uuid"])
+		}
+		seen[l["uuid"]] = true
 	}
-	if p := Path(state, "../../etc"); !strings.HasPrefix(p, filepath.Join(state, "sessions")+"/") {
-		t.Fatalf("id escaped the directory: %s", p)
-	}
-	opts := testOptions()
-	opts.AgentID = "agent_1"
-	os.MkdirAll(filepath.Dir(path), 0o700)
-	os.WriteFile(path, []byte("old junk\n"), 0o600)
-	if err := Rewrite(path, opts, conversation); err != nil {
-		t.Fatal(err)
-	}
-	lines := readLines(t, path)
-	if len(lines) != 4 || lines[0]["isSidechain"] != true || lines[0]["agentId"] != "agent_1" || lines[0]["parentUuid"] != nil {
-		t.Fatalf("rewrite: %v", lines[0])
+	other := testFile
+	other.AgentID = "agent_1"
+	if parseLines(t, render(Format{}, other, conversation...))[0]["uuid"] == parseLines(t, a)[0]["uuid"] {
+		t.Fatal("a subagent's first line has the session's first uuid")
 	}
 }
 
@@ -137,9 +125,9 @@ func TestRalphStyleReader(t *testing.T) {
 		t.Skip("jq not installed")
 	}
 	path := filepath.Join(t.TempDir(), "t.jsonl")
-	w, _ := Open(path, Options{SessionID: "s", Cwd: "/x"})
-	w.Append(conversation...)
-	w.Close()
+	if err := os.WriteFile(path, render(testFormat(), testFile, conversation...), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	out, err := exec.Command("sh", "-c", `grep '"role":"assistant"' "$1" | tail -1 | jq -r '.message.content | map(select(.type == "text")) | map(.text) | join("\n")'`, "sh", path).Output()
 	if err != nil {
 		t.Fatal(err)
@@ -149,38 +137,8 @@ func TestRalphStyleReader(t *testing.T) {
 	}
 }
 
-func TestConcurrentAppend(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "t.jsonl")
-	w, _ := Open(path, Options{SessionID: "s"})
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 20 {
-				if err := w.Append(conversation[0]); err != nil {
-					t.Error(err)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	w.Close()
-	lines := readLines(t, path)
-	if len(lines) != 160 {
-		t.Fatalf("%d lines", len(lines))
-	}
-	for i := 1; i < len(lines); i++ {
-		if lines[i]["parentUuid"] != lines[i-1]["uuid"] {
-			t.Fatalf("chain broken at line %d", i+1)
-		}
-	}
-}
-
-func readLines(t *testing.T, path string) []map[string]any {
+func parseLines(t *testing.T, data []byte) []map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []map[string]any
 	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		var m map[string]any

@@ -2,66 +2,54 @@ package rollout
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"github.com/cordis-agent/cordis/internal/secrets"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/llm"
-	"github.com/cordis-agent/cordis/loop/transcript"
-	"github.com/cordis-agent/cordis/sessionlog"
 )
 
-// ErrClosed is returned by the writing methods after Close.
-var ErrClosed = errors.New("rollout: writer is closed")
-
-// Path returns <stateDir>/sessions/<sessionID>/rollout.transcript.jsonl.
-func Path(stateDir, sessionID string) string {
-	return filepath.Join(strings.TrimSuffix(sessionlog.Path(stateDir, sessionID), ".jsonl"), "rollout.transcript.jsonl")
+// Path is the rollout of the session whose log is at sessionLogPath:
+// <stateDir>/sessions/<sessionId>/rollout.transcript.jsonl.
+func Path(sessionLogPath string) string {
+	return strings.TrimSuffix(sessionLogPath, ".jsonl") + "/rollout.transcript.jsonl"
 }
 
-// SubagentPath returns
-// <stateDir>/sessions/<parentSessionID>/subagents/<agentID>.rollout.transcript.jsonl.
-func SubagentPath(stateDir, parentSessionID, agentID string) string {
-	return strings.TrimSuffix(sessionlog.SubagentPath(stateDir, parentSessionID, agentID), ".jsonl") + ".rollout.transcript.jsonl"
+// AgentPath is the rollout of the subagent whose log is at agentLogPath:
+// <agentId>.rollout.transcript.jsonl beside <agentId>.jsonl.
+func AgentPath(agentLogPath string) string {
+	return strings.TrimSuffix(agentLogPath, ".jsonl") + ".rollout.transcript.jsonl"
 }
 
-// Options describe the session (or subagent) a rollout belongs to; they
-// fill its session_meta line.
-type Options struct {
-	SessionID string
-	Cwd       string
+// Format renders sessions as Codex rollouts (a rendering.Format).
+type Format struct {
 	// Version is the agent's version (cli_version).
 	Version string
-	// ModelProvider is model_provider ("anthropic", "openai"); left out
-	// when empty.
-	ModelProvider string
-	// AgentID marks a subagent's rollout: its id is AgentID and its source
-	// says it was spawned by SessionID at Depth, as AgentType.
-	AgentID   string
-	AgentType string
-	Depth     int
-	// ContextWindow is token_count's model_context_window (0 writes null).
-	ContextWindow int
-	// Now stamps lines (default time.Now).
-	Now func() time.Time
+	// ModelProvider names the model provider (model_provider: "anthropic",
+	// "openai"), asked as each file starts; nil or "" leaves it out.
+	ModelProvider func() string
 }
 
-// TurnContext describes a turn as it starts.
-type TurnContext struct {
-	TurnID string
-	Cwd    string
-	Model  string
-	// Mode is the permission mode (default, acceptEdits, plan,
-	// bypassPermissions), mapped to approval_policy and sandbox_policy.
-	Mode string
-	// Effort is the reasoning effort, left out when empty.
-	Effort string
+var _ rendering.Format = Format{}
+
+// Path is the rollout of the log at logPath.
+func (Format) Path(logPath string, agent bool) string {
+	if agent {
+		return AgentPath(logPath)
+	}
+	return Path(logPath)
+}
+
+// Start begins a rollout with its session_meta line.
+func (f Format) Start(file rendering.File) (rendering.Renderer, []byte) {
+	var provider string
+	if f.ModelProvider != nil {
+		provider = f.ModelProvider()
+	}
+	r := &renderer{file: file}
+	return r, encode(file.Started, sessionMeta(file, f.Version, provider))
 }
 
 // Usage is Codex's TokenUsage.
@@ -91,146 +79,59 @@ func (u Usage) add(v Usage) Usage {
 	}
 }
 
-// Writer appends items to a rollout file.
-type Writer struct {
-	path string
-	opts Options
-
-	mu    sync.Mutex
-	f     *os.File // nil once closed
-	total Usage    // cumulative usage of the file's token_count lines
+// renderer renders one rollout, carrying the cumulative usage.
+type renderer struct {
+	file  rendering.File
+	total Usage // cumulative usage of the file's token_count lines
 }
 
-// Open opens (creating it and its directory if needed) the rollout at path
-// for appending. A new file starts with session_meta; an existing one's
-// cumulative usage is continued. A torn last line is removed first.
-func Open(path string, opts Options) (*Writer, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("rollout: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("rollout: %w", err)
-	}
-	w := &Writer{path: path, opts: opts, f: f}
-	empty, total, err := lastTotal(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("rollout: %s: %w", path, err)
-	}
-	w.total = total
-	if empty {
-		if err := w.write(w.sessionMeta()); err != nil {
-			f.Close()
-			return nil, err
+// Render writes a turn's turn_context, a message's lines, or a model
+// response's token_count.
+func (r *renderer) Render(e rendering.Entry) []byte {
+	switch {
+	case e.Turn != nil:
+		approval, sandbox := policies(e.Turn.Mode)
+		return encode(e.Time, line{"turn_context", turnContext{
+			TurnID: e.Turn.ID, Cwd: cmp.Or(e.Turn.Cwd, r.file.Cwd), ApprovalPolicy: approval, SandboxPolicy: sandbox,
+			Model: e.Turn.Model, Summary: "auto",
+		}})
+	case e.Message != nil:
+		return encode(e.Time, messageLines(*e.Message)...)
+	case e.Usage != nil:
+		last := UsageOf(*e.Usage)
+		r.total = r.total.add(last)
+		info := tokenInfo{Total: r.total, Last: last}
+		if cw := r.file.ContextWindow; cw > 0 {
+			info.ContextWindow = &cw
 		}
+		return encode(e.Time, line{"event_msg", tokenCount{Type: "token_count", Info: &info}})
 	}
-	return w, nil
-}
-
-// Path is the file the Writer appends to (what transcript_path names).
-func (w *Writer) Path() string { return w.path }
-
-// Total is the cumulative usage written so far.
-func (w *Writer) Total() Usage {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.total
-}
-
-// TurnContext writes a turn_context line.
-func (w *Writer) TurnContext(tc TurnContext) error {
-	approval, sandbox := policies(tc.Mode)
-	return w.write(line{"turn_context", turnContext{
-		TurnID: tc.TurnID, Cwd: firstNonEmpty(tc.Cwd, w.opts.Cwd), ApprovalPolicy: approval, SandboxPolicy: sandbox,
-		Model: tc.Model, Effort: tc.Effort, Summary: "auto",
-	}})
-}
-
-// Append writes each message's lines, in order.
-func (w *Writer) Append(msgs ...llm.Message) error {
-	var items []line
-	for _, m := range msgs {
-		items = append(items, messageLines(m)...)
-	}
-	return w.write(items...)
-}
-
-// TokenCount adds a model response's usage to the total and writes a
-// token_count line.
-func (w *Writer) TokenCount(u llm.Usage) error {
-	last := UsageOf(u)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return ErrClosed
-	}
-	total := w.total.add(last)
-	info := tokenInfo{Total: total, Last: last}
-	if w.opts.ContextWindow > 0 {
-		cw := w.opts.ContextWindow
-		info.ContextWindow = &cw
-	}
-	if err := w.writeLocked(line{"event_msg", tokenCount{Type: "token_count", Info: &info}}); err != nil {
-		return err
-	}
-	w.total = total
 	return nil
 }
 
-// Close closes the file; later writes fail with ErrClosed.
-func (w *Writer) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return nil
-	}
-	err := w.f.Close()
-	w.f = nil
-	return err
-}
-
-func (w *Writer) write(items ...line) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return ErrClosed
-	}
-	return w.writeLocked(items...)
-}
-
-// writeLocked renders items stamped now and writes them at once; w.mu is
-// held.
-func (w *Writer) writeLocked(items ...line) error {
-	if len(items) == 0 {
-		return nil
-	}
-	ts := w.opts.Now().UTC().Format(timeFormat)
+// encode renders items stamped at t.
+func encode(t time.Time, items ...line) []byte {
+	ts := t.UTC().Format(timeFormat)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// serde_json (Codex) does not escape <, > and &; neither do we.
 	enc.SetEscapeHTML(false)
 	for _, it := range items {
 		if err := enc.Encode(rolloutLine{Timestamp: ts, Type: it.typ, Payload: it.payload}); err != nil {
-			return fmt.Errorf("rollout: %w", err)
+			// Only a payload that is not JSON can fail (never: inputs are
+			// checked); leave the item out rather than a broken line.
+			continue
 		}
 	}
-	if _, err := w.f.Write(secrets.Scrub(buf.Bytes())); err != nil {
-		return fmt.Errorf("rollout: %w", err)
-	}
-	return nil
+	return buf.Bytes()
 }
 
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
-func (w *Writer) sessionMeta() line {
-	o := w.opts
-	m := sessionMeta{
-		ID: o.SessionID, Timestamp: o.Now().UTC().Format(timeFormat), Cwd: o.Cwd,
-		Originator: "cordis", CLIVersion: o.Version, Source: "vscode", ModelProvider: o.ModelProvider,
+func sessionMeta(o rendering.File, version, provider string) line {
+	m := sessionMetaPayload{
+		ID: o.SessionID, Timestamp: o.Started.UTC().Format(timeFormat), Cwd: o.Cwd,
+		Originator: "cordis", CLIVersion: version, Source: "vscode", ModelProvider: provider,
 	}
 	if o.AgentID != "" {
 		m.ID = o.AgentID
@@ -251,7 +152,7 @@ type rolloutLine struct {
 	Payload   any    `json:"payload"`
 }
 
-type sessionMeta struct {
+type sessionMetaPayload struct {
 	ID            string `json:"id"`
 	Timestamp     string `json:"timestamp"`
 	Cwd           string `json:"cwd"`
@@ -273,7 +174,6 @@ type turnContext struct {
 	ApprovalPolicy string         `json:"approval_policy,omitempty"`
 	SandboxPolicy  *sandboxPolicy `json:"sandbox_policy,omitempty"`
 	Model          string         `json:"model"`
-	Effort         string         `json:"effort,omitempty"`
 	Summary        string         `json:"summary"`
 }
 
@@ -429,34 +329,4 @@ func resultText(in []llm.Block) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// lastTotal cuts off a torn tail and returns whether the file is empty
-// and the total_token_usage of its last token_count line.
-func lastTotal(f *os.File) (empty bool, total Usage, err error) {
-	lines, size, err := transcript.CompleteTail(f)
-	if err != nil {
-		return false, Usage{}, err
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if !bytes.Contains(lines[i], []byte(`"token_count"`)) {
-			continue
-		}
-		var l struct {
-			Payload tokenCount `json:"payload"`
-		}
-		if json.Unmarshal(lines[i], &l) == nil && l.Payload.Type == "token_count" && l.Payload.Info != nil {
-			return false, l.Payload.Info.Total, nil
-		}
-	}
-	return size == 0, Usage{}, nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

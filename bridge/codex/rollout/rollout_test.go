@@ -6,17 +6,55 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/llm"
 )
 
-func testOptions() Options {
-	return Options{
-		SessionID: "sess_1", Cwd: "/src/app", Version: "0.1.0", ModelProvider: "anthropic", ContextWindow: 200000,
-		Now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC) },
+var testTime = time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC)
+
+func testFile() rendering.File {
+	return rendering.File{SessionID: "sess_1", Cwd: "/src/app", Started: testTime, ContextWindow: 200000}
+}
+
+var testFormat = Format{Version: "0.1.0", ModelProvider: func() string { return "anthropic" }}
+
+// testWriter renders entries into a file, as rendering.Set does.
+type testWriter struct {
+	t    *testing.T
+	path string
+	r    rendering.Renderer
+}
+
+func newTestWriter(t *testing.T, path string, file rendering.File) *testWriter {
+	r, head := testFormat.Start(file)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	w := &testWriter{t: t, path: path, r: r}
+	w.write(head)
+	return w
+}
+
+func (w *testWriter) write(b []byte) {
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	f.Write(b)
+	f.Close()
+}
+
+func (w *testWriter) render(e rendering.Entry) {
+	e.Time = testTime
+	w.write(w.r.Render(e))
+}
+
+func (w *testWriter) TurnContext(t rendering.Turn) { w.render(rendering.Entry{Turn: &t}) }
+func (w *testWriter) TokenCount(u llm.Usage)       { w.render(rendering.Entry{Usage: &u}) }
+func (w *testWriter) Append(msgs ...llm.Message) {
+	for _, m := range msgs {
+		w.render(rendering.Entry{Message: &m})
 	}
 }
 
@@ -37,42 +75,20 @@ var (
 	usage2 = llm.Usage{InputTokens: 10, OutputTokens: 5, CacheCreationInputTokens: 30, CacheReadInputTokens: 1100}
 )
 
-// writeConversation writes one turn the way the loop does: turn context,
-// prompt, a response with a tool call, its result, a final response.
-func writeConversation(t *testing.T, w *Writer) {
-	t.Helper()
-	steps := []func() error{
-		func() error {
-			return w.TurnContext(TurnContext{TurnID: "turn-1", Model: "claude-sonnet-4-5", Mode: "default"})
-		},
-		func() error { return w.Append(prompt) },
-		func() error { return w.Append(first) },
-		func() error { return w.TokenCount(usage1) },
-		func() error { return w.Append(result) },
-		func() error { return w.Append(second) },
-		func() error { return w.TokenCount(usage2) },
-	}
-	for i, step := range steps {
-		if err := step(); err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-	}
+// writeConversation writes one turn the way the log tells it: turn
+// context, prompt, a response with a tool call, its result, a final
+// response.
+func writeConversation(w *testWriter) {
+	w.TurnContext(rendering.Turn{ID: "turn-1", Model: "claude-sonnet-4-5", Mode: "default"})
+	w.Append(prompt, first)
+	w.TokenCount(usage1)
+	w.Append(result, second)
+	w.TokenCount(usage2)
 }
 
 func TestFormat(t *testing.T) {
-	path := Path(t.TempDir(), "sess_1")
-	w, err := Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeConversation(t, w)
-	w.Close()
-	if err := w.Append(prompt); err != ErrClosed {
-		t.Fatalf("Append after Close: %v", err)
-	}
-	if err := w.TokenCount(usage1); err != ErrClosed {
-		t.Fatalf("TokenCount after Close: %v", err)
-	}
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	writeConversation(newTestWriter(t, path, testFile()))
 	data, _ := os.ReadFile(path)
 	const ts = `{"timestamp":"2025-01-02T03:04:05.123Z",`
 	want := strings.Join([]string{
@@ -179,13 +195,8 @@ func effortOf(p map[string]any) string {
 }
 
 func TestReadLikeLogHook(t *testing.T) {
-	path := Path(t.TempDir(), "sess_1")
-	w, err := Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeConversation(t, w)
-	w.Close()
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	writeConversation(newTestWriter(t, path, testFile()))
 	got := readLikeLogHook(t, path)
 	if !got.found {
 		t.Fatal("no token_count line")
@@ -205,94 +216,45 @@ func TestReadLikeLogHook(t *testing.T) {
 	}
 }
 
-func TestReopenContinuesTotals(t *testing.T) {
-	path := Path(t.TempDir(), "sess_1")
-	w, err := Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeConversation(t, w)
-	w.Close()
-	// A crash mid-write leaves a torn line.
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"timestamp":"x","type":"event_msg","payload":{"type":"token_co`)
-	f.Close()
-
-	w, err = Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Total().TotalTokens; got != 2265 {
-		t.Fatalf("restored total = %d, want 2265", got)
-	}
-	if err := w.TokenCount(llm.Usage{InputTokens: 1, OutputTokens: 2}); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	data, _ := os.ReadFile(path)
-	if n := strings.Count(string(data), `"type":"session_meta"`); n != 1 {
-		t.Errorf("%d session_meta lines, want 1", n)
-	}
-	if strings.Contains(string(data), "token_co`") || strings.Contains(string(data), `"type":"token_co"`) {
-		t.Error("torn line kept")
-	}
-	if got := readLikeLogHook(t, path); got.Cumulative["total_tokens"] != float64(2268) {
-		t.Errorf("cumulative after reopen = %v", got.Cumulative)
-	}
-}
-
 func TestSubagentAndPolicies(t *testing.T) {
 	dir := t.TempDir()
-	if got, want := SubagentPath(dir, "sess_1", "agent-toolu_1"), filepath.Join(dir, "sessions", "sess_1", "subagents", "agent-toolu_1.rollout.transcript.jsonl"); got != want {
-		t.Errorf("SubagentPath = %s, want %s", got, want)
+	agentLog := filepath.Join(dir, "sessions", "sess_1", "subagents", "agent-toolu_1.jsonl")
+	if got, want := testFormat.Path(agentLog, true), filepath.Join(dir, "sessions", "sess_1", "subagents", "agent-toolu_1.rollout.transcript.jsonl"); got != want {
+		t.Errorf("agent Path = %s, want %s", got, want)
 	}
-	if got, want := Path(dir, "sess_1"), filepath.Join(dir, "sessions", "sess_1", "rollout.transcript.jsonl"); got != want {
+	if got, want := testFormat.Path(filepath.Join(dir, "sessions", "sess_1.jsonl"), false), filepath.Join(dir, "sessions", "sess_1", "rollout.transcript.jsonl"); got != want {
 		t.Errorf("Path = %s, want %s", got, want)
 	}
-	opts := testOptions()
-	opts.AgentID, opts.AgentType, opts.Depth, opts.ContextWindow = "agent-toolu_1", "explore", 1, 0
-	w, err := Open(SubagentPath(dir, "sess_1", "agent-toolu_1"), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := testFile()
+	file.AgentID, file.AgentType, file.Depth, file.ContextWindow = "agent-toolu_1", "explore", 1, 0
+	w := newTestWriter(t, testFormat.Path(agentLog, true), file)
 	for _, mode := range []string{"plan", "bypassPermissions", "acceptEdits", "weird"} {
-		if err := w.TurnContext(TurnContext{Model: "m", Mode: mode, Effort: "high"}); err != nil {
-			t.Fatal(err)
-		}
+		w.TurnContext(rendering.Turn{Model: "m", Mode: mode})
 	}
 	w.TokenCount(llm.Usage{InputTokens: 1})
-	w.Close()
-	data, _ := os.ReadFile(w.Path())
+	data, _ := os.ReadFile(w.path)
 	for _, want := range []string{
 		`"payload":{"id":"agent-toolu_1","timestamp":"2025-01-02T03:04:05.123Z","cwd":"/src/app","originator":"cordis","cli_version":"0.1.0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"sess_1","depth":1,"agent_role":"explore"}}},"model_provider":"anthropic"}`,
-		`{"cwd":"/src/app","approval_policy":"never","sandbox_policy":{"type":"read-only"},"model":"m","effort":"high","summary":"auto"}`,
-		`{"cwd":"/src/app","approval_policy":"never","sandbox_policy":{"type":"danger-full-access"},"model":"m","effort":"high","summary":"auto"}`,
-		`{"cwd":"/src/app","sandbox_policy":{"type":"danger-full-access"},"model":"m","effort":"high","summary":"auto"}`,
-		`{"cwd":"/src/app","model":"m","effort":"high","summary":"auto"}`,
+		`{"cwd":"/src/app","approval_policy":"never","sandbox_policy":{"type":"read-only"},"model":"m","summary":"auto"}`,
+		`{"cwd":"/src/app","approval_policy":"never","sandbox_policy":{"type":"danger-full-access"},"model":"m","summary":"auto"}`,
+		`{"cwd":"/src/app","sandbox_policy":{"type":"danger-full-access"},"model":"m","summary":"auto"}`,
+		`{"cwd":"/src/app","model":"m","summary":"auto"}`,
 		`"model_context_window":null`,
 	} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("missing %s in:\n%s", want, data)
 		}
 	}
-	if got := readLikeLogHook(t, w.Path()); got.ReasoningEffort != nil {
-		// turn_context's "effort" is not one of the keys log_hook.py reads.
-		t.Errorf("effort = %v", got.ReasoningEffort)
-	}
 }
 
 func TestUserMessageEvents(t *testing.T) {
-	path := Path(t.TempDir(), "sess_1")
-	w, err := Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	w := newTestWriter(t, path, testFile())
 	w.Append(
 		llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("<system-reminder>\nStop hook feedback:\nagain\n</system-reminder>")}},
 		llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text("look"), {Type: llm.BlockImage, MediaType: "image/png", Data: "AAAA"}}},
 		llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockRedactedThinking, Data: "x"}, {Type: llm.BlockToolUse, ID: "t2", Name: "Read"}}},
 	)
-	w.Close()
 	data, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")[1:]
 	want := []string{
@@ -307,39 +269,6 @@ func TestUserMessageEvents(t *testing.T) {
 	for i := range want {
 		if !strings.HasSuffix(lines[i], want[i]) {
 			t.Errorf("line %d = %s\nwant suffix %s", i+1, lines[i], want[i])
-		}
-	}
-}
-
-func TestConcurrentWritesStayWhole(t *testing.T) {
-	path := Path(t.TempDir(), "sess_1")
-	w, err := Open(path, testOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 20 {
-				w.Append(first)
-				w.TokenCount(llm.Usage{InputTokens: 1, OutputTokens: 1})
-			}
-		}()
-	}
-	wg.Wait()
-	w.Close()
-	if got := w.Total().TotalTokens; got != 8*20*2 {
-		t.Errorf("total = %d", got)
-	}
-	if got := readLikeLogHook(t, path); got.Cumulative["total_tokens"] != float64(8*20*2) {
-		t.Errorf("last token_count total = %v, want %d (lines out of order?)", got.Cumulative["total_tokens"], 8*20*2)
-	}
-	data, _ := os.ReadFile(path)
-	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		if !json.Valid([]byte(l)) {
-			t.Fatalf("line %d is not JSON: %s", i+1, l)
 		}
 	}
 }

@@ -22,27 +22,22 @@
 //
 // Path puts a session's transcript beside its session log, in the
 // session's own directory: <stateDir>/sessions/<sessionId>/transcript.jsonl;
-// SubagentPath puts a subagent's next to the subagent's log:
-// <stateDir>/sessions/<parentId>/subagents/<agentId>.transcript.jsonl. Ids
-// are mapped to file names exactly as package sessionlog maps them. The
-// session log stays the truth; the transcript is derived from it and can
-// be rebuilt at any time with Rewrite (session/load does so).
+// AgentPath puts a subagent's next to the subagent's log:
+// <stateDir>/sessions/<parentId>/subagents/<agentId>.transcript.jsonl.
 //
 // # Use
 //
-//	w, err := transcript.Open(transcript.Path(stateDir, id), transcript.Options{SessionID: id, Cwd: cwd, Version: v})
-//	...
-//	err = w.Append(msg) // after each message enters the history
-//	...
-//	w.Close()
-//
-// Open appends to an existing file and continues its parentUuid chain; a
-// torn last line (a crash mid-write) is cut off first.
+// Format is a rendering.Format: the Claude bridge renders a session's
+// transcript from its session log, as its hooks are about to run
+// (bridge/internal/rendering), so a session without Claude hooks has
+// none. The session log stays the truth; a transcript rendered twice
+// from one log is the same file (line uuids derive from the session,
+// agent and log sequence number; timestamps are the log events').
+// Assistant lines carry the model the session started with.
 //
 // # Concurrency
 //
-// A Writer is safe for concurrent use; each Append is one write(2) on an
-// O_APPEND file, so a hook reading the file sees whole lines (plus at most
-// one line being written). Use one Writer per file per process. The
-// package does not import package loop.
+// Format is a value safe for concurrent use; a renderer (one file's
+// parentUuid chain) is used by one goroutine at a time. The package does
+// not import package loop.
 package transcript

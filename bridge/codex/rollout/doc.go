@@ -46,7 +46,7 @@
 // # Files
 //
 // Path puts a session's rollout beside its Claude Code transcript:
-// <stateDir>/sessions/<sessionId>/rollout.transcript.jsonl; SubagentPath
+// <stateDir>/sessions/<sessionId>/rollout.transcript.jsonl; AgentPath
 // puts a subagent's next to its log:
 // <stateDir>/sessions/<parentId>/subagents/<agentId>.rollout.transcript.jsonl.
 // The .transcript.jsonl suffix marks both as derived files for hooks, not
@@ -54,22 +54,18 @@
 //
 // # Use
 //
-//	w, err := rollout.Open(rollout.Path(stateDir, id), rollout.Options{SessionID: id, Cwd: cwd, Version: v})
-//	...
-//	err = w.TurnContext(rollout.TurnContext{TurnID: t, Model: m, Mode: mode}) // as a turn starts
-//	err = w.Append(msg)                                                     // after each message enters the history
-//	err = w.TokenCount(resp.Usage)                                          // after each model response
-//	...
-//	w.Close()
-//
-// Open appends to an existing file, continuing its cumulative usage from
-// its last token_count line; a torn last line (a crash mid-write) is cut
-// off first.
+// Format is a rendering.Format: the Codex bridge renders a session's
+// rollout from its session log, as its hooks are about to run
+// (bridge/internal/rendering), so a session without Codex hooks has none.
+// A turn_context comes from the turn's turn/start (a subagent's from its
+// hook input) with the session's cwd and mode then and the model of the
+// turn's first request; a token_count from every complete model/response
+// (compaction's included), after the response's message. Timestamps are
+// the log events'.
 //
 // # Concurrency
 //
-// A Writer is safe for concurrent use; each call is one write(2) on an
-// O_APPEND file, so a hook reading the file sees whole lines (plus at most
-// one line being written). Use one Writer per file per process. The
-// package does not import package loop.
+// Format is a value safe for concurrent use; a renderer (one file's
+// cumulative usage) is used by one goroutine at a time. The package does
+// not import package loop.
 package rollout

@@ -1,0 +1,10 @@
+// Package e2e is the end-to-end test package: its tests may import
+// everything (the loop, both hook dialects, the session log) to check
+// what only the parts together do, such as a dialect's rendering of a
+// session the loop ran. It holds no product code; nothing imports it.
+//
+// # Concurrency
+//
+// Each test builds its own agent, state directory and model server, so
+// tests may run in parallel.
+package e2e
