@@ -8,7 +8,7 @@
 //     caching, trust, planning, running, failure records, /doctor), generic
 //     over a small Dialect interface; its doc says how to add a hook source
 //     or a dialect;
-//   - bridge/trust: which project hooks the user trusted;
+//   - internal/trust: which project hooks the user trusted;
 //   - bridge/internal/hookproc: runs hook commands as owned process
 //     groups; bridge/internal/guard: the policy for guards that could not
 //     run.

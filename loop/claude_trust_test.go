@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/bridge/claude"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 )
 

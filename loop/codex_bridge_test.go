@@ -17,8 +17,8 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 	"github.com/cordis-agent/cordis/sessionlog"
 )

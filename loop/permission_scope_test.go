@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/acp"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
 	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/rendering"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // Dialect is the trust store's name for Claude Code hooks.

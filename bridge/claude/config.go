@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // Config is the `bridge/claude` plugin's configuration.

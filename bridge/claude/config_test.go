@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordis-agent/cordis/bridge/internal/rendering"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // standardBridge returns a bridge on the standard files with home as the

@@ -31,7 +31,7 @@
 // The project files found by discovery (<cwd>/.claude/settings.json and
 // <cwd>/.claude/settings.local.json, unless cwd is the home directory)
 // are written by whoever wrote the repository, so their hooks run only
-// once the user trusted them with `cordis hooks trust` (see bridge/trust;
+// once the user trusted them with `cordis hooks trust` (see internal/trust;
 // Options.Trust is the store). A hook is identified by its event, matcher
 // and command line (program and args in the exec form; "shell": "bash"
 // counts too): editing any of them makes it untrusted again. An untrusted

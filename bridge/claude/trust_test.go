@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // turnInput is inputFor(ev, cwd) inside a turn of session sid (where the

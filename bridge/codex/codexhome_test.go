@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // TestCodexHome: without an explicit Home, the user layer is $CODEX_HOME,

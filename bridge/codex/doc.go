@@ -51,7 +51,7 @@
 // Hooks found in a project (<cwd>/.codex/hooks.json and the [hooks] of
 // <cwd>/.codex/config.toml) run only after the user trusted them with
 // `cordis hooks trust`, which records a hash of each hook's definition
-// per file in the state directory (package bridge/trust; Discover lists
+// per file in the state directory (package internal/trust; Discover lists
 // each project file, a config.toml only when it has hooks or is broken).
 // A new or edited project hook is skipped; the skip is reported to the
 // user once per session (a SystemMessages entry at the session's first

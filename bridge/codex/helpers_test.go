@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // trustProject does what `cordis hooks trust --cwd` does.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 const hooksUsage = `Usage:

@@ -13,12 +13,12 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
 	subproc "github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/secrets"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/llm/openai"

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // A project's cordis.yml (the one in the directory the editor starts cordis

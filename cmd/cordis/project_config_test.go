@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/bridge/claude"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/llm/anthropic"
 )
 

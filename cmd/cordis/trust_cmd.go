@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 const trustUsage = `Usage:

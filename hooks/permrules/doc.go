@@ -10,7 +10,7 @@
 //
 // Trust: a project's .claude/settings.json and .claude/settings.local.json
 // arrive with the repository, so their allow rules apply only once the
-// user vouched for them. Trust (over bridge/trust's store, content-hashed
+// user vouched for them. Trust (over internal/trust's store, content-hashed
 // per rule) records that vouching: when the user picks "Always allow", and
 // for every allow rule of a project when the user runs `cordis hooks trust`.
 // Their deny and ask rules only restrict, so they always apply.

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -5,10 +5,10 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
-// Trust keeps, in bridge/trust's store, the allow rules of project
+// Trust keeps, in internal/trust's store, the allow rules of project
 // settings files that the user vouched for. Each rule is its own entry,
 // hashed from its text, under the source "<settings file>#permissions.allow"
 // (beside, not mixed with, the hooks trusted in the same file): a rule

@@ -5,8 +5,8 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // Dialect is what a hook dialect (bridge/claude, bridge/codex) tells the
@@ -101,7 +101,7 @@ type Layer struct {
 	// config.toml); the engine does not look at it.
 	Format string
 	// Project is set for a file found in the project: its hooks run only
-	// once trusted, and it is read confined (bridge/trust.ReadHookFile).
+	// once trusted, and it is read confined (internal/trust.ReadHookFile).
 	Project bool
 	// Explicit is set for the file named by the user's cordis.yml: when
 	// it does not exist the bridge registers no hook at all.

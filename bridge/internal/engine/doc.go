@@ -7,7 +7,7 @@
 // every dialect:
 //
 //   - discovery: the dialect's layers, in order; a project layer runs only
-//     once trusted (bridge/trust), an explicit one that does not exist
+//     once trusted (internal/trust), an explicit one that does not exist
 //     registers nothing;
 //   - caching: each file is parsed once per version (modification time
 //     and size), and its problems are logged once per version;

@@ -11,8 +11,8 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
-	"github.com/cordis-agent/cordis/bridge/trust"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // Options are a bridge's settings, shared by every dialect.

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // loader reads hook files, caches them by path and re-reads a file when

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/cordis-agent/cordis/bridge/trust"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // Problems lists what is wrong with the hook files loaded so far (in the
