@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
@@ -69,6 +70,10 @@ type Config struct {
 	// MCP tunes the editor's MCP servers (timeouts); the zero value uses
 	// the defaults of package mcp.
 	MCP mcp.Options
+	// EnvPolicy decides what of cordis's environment commands, snippets and
+	// MCP servers inherit (nil: proc.DefaultEnvPolicy, which hides the
+	// provider keys).
+	EnvPolicy *proc.EnvPolicy
 	// SavePermissionRule keeps an "Always allow" answer beyond the
 	// session: it saves rule as an allow rule of the project at projectDir
 	// and records that the user vouched for it, so that the permission

@@ -15,6 +15,7 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 		SessionID: s.id,
 		Cwd:       s.cwd,
 		Roots:     s.roots,
+		EnvPolicy: s.agent.cfg.EnvPolicy,
 		Progress: func(res tools.Result) {
 			s.notify(ctx, acp.ToolCallUpdate{ToolCallID: toolCallID, Content: resultContent(res)})
 		},

@@ -32,6 +32,7 @@ func (s *Session) startMCP(ctx context.Context, servers []acp.MCPServer) {
 	}
 	opts := s.agent.cfg.MCP
 	opts.Roots = s.roots
+	opts.EnvPolicy = s.agent.cfg.EnvPolicy
 	opts.Version = s.agent.cfg.Version
 	opts.Logger = s.agent.log.With("session", s.id)
 	if s.agent.client.Capabilities().ElicitationForm() {

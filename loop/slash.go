@@ -146,7 +146,7 @@ func (s *Session) expander(command, turnID string) *commands.Expander {
 			return s.approveSnippets(ctx, command, turnID, cmds)
 		},
 		Shell: func(ctx context.Context, command string) (string, error) {
-			res := proc.Run(ctx, proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000})
+			res := proc.Run(ctx, proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000, EnvPolicy: s.agent.cfg.EnvPolicy})
 			if res.Err != nil {
 				return "", res.Err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/trust"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	// Grace is the delay between SIGTERM and SIGKILL of a command's
 	// process group (0: hookproc.DefaultGrace).
 	Grace time.Duration
+	// EnvPolicy decides what of cordis's environment hook commands
+	// inherit (nil: proc.DefaultEnvPolicy).
+	EnvPolicy *proc.EnvPolicy
 	// Trust records which project hooks the user trusted (cmd/cordis
 	// passes trust.Open(stateDir)). Without it no hook of a project file
 	// found by discovery runs (each is reported as untrusted).
@@ -80,6 +84,7 @@ func New(cfg Config, opts Options) *Bridge {
 	e := engine.New(d, engine.Options{
 		Name: opts.Name, Priority: opts.Priority, Logger: d.log, Trust: opts.Trust,
 		GuardFailure: string(cfg.GuardFailure), OutputLimit: opts.OutputLimit, Grace: opts.Grace,
+		EnvPolicy: opts.EnvPolicy,
 	})
 	return &Bridge{Engine: e, dialect: d, trust: opts.Trust}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/rendering"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/trust"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	// Trust records which project hooks the user trusted. Without it no
 	// project hook runs (each is reported as untrusted).
 	Trust *trust.Store
+	// EnvPolicy decides what of cordis's environment hook commands
+	// inherit (nil: proc.DefaultEnvPolicy).
+	EnvPolicy *proc.EnvPolicy
 	// Shell is the argv a command string is appended to (default
 	// hookproc.LoginShell(): `$SHELL -lc`, else `/bin/sh -lc`).
 	Shell []string
@@ -61,7 +65,7 @@ func New(cfg Config, opts Options) *Bridge {
 	d := newDialect(cfg, opts)
 	e := engine.New(d, engine.Options{
 		Name: opts.Name, Priority: opts.Priority, Logger: opts.Logger, Trust: opts.Trust,
-		GuardFailure: string(cfg.GuardFailure),
+		GuardFailure: string(cfg.GuardFailure), EnvPolicy: opts.EnvPolicy,
 	})
 	return &Bridge{Engine: e, dialect: d}
 }

@@ -121,11 +121,17 @@ func providerKeyEnv(cfg *config.Config) []string {
 func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project *projectOverlay) (*loop.Config, error) {
 	// The pipeline of every hook plugin (built-ins, bridges).
 	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
-	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe}
+	// What subprocesses inherit: never a provider key, unless the user's
+	// agent.exposeEnv names it. Known before any plugin is built, since the
+	// bridges take it.
+	envPolicy := subproc.NewEnvPolicy(providerKeyEnv(cfg), exposedEnv(cfg))
+	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe, EnvPolicy: envPolicy}
+	for _, name := range providerKeyEnv(cfg) {
+		secrets.Register(name, os.Getenv(name))
+	}
 	// Plugins register on a batch that joins the pipeline in one change.
 	batch := &hooks.Batch{}
 	var providers []string
-	var exposed []string
 	builtinEntries := 0
 	// doctors add lines to /doctor: config files, hook files, trust.
 	doctors := []func(cwd string) []string{func(string) []string { return append(configReport(cfg), project.Report()...) }}
@@ -155,7 +161,6 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 				}
 			}
 			out.ExtraDirectories = c.ExtraDirectories
-			exposed = c.ExposeEnv
 			for _, d := range []struct {
 				field, value string
 				into         *time.Duration
@@ -174,7 +179,6 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
-			hideKey(cmp.Or(c.APIKeyEnv, anthropic.DefaultAPIKeyEnv))
 			out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
 			out.ThinkingBudget = c.ThinkingBudget
 			providers = append(providers, p.ID)
@@ -190,7 +194,6 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
-			hideKey(cmp.Or(c.APIKeyEnv, "OPENAI_API_KEY"))
 			out.Provider, out.Model, out.MaxTokens = prov, c.Model, c.MaxTokens
 			providers = append(providers, p.ID)
 		case *builtin.Config:
@@ -203,13 +206,13 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 		case *claude.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir), Version: currentVersion()})
+			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir), Version: currentVersion(), EnvPolicy: envPolicy})
 			b.Register(batch)
 			doctors = append(doctors, b.Doctor)
 		case *codex.Config:
 			cc := *c
 			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir),
+			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir), EnvPolicy: envPolicy,
 				Version: currentVersion(), ModelProvider: providerName(out)})
 			b.Register(batch)
 			doctors = append(doctors, b.Doctor)
@@ -226,7 +229,6 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 		}
 	}
 	pipe.Add(batch)
-	subproc.ExposeEnv(exposed...)
 	switch len(providers) {
 	case 0:
 		return nil, fmt.Errorf("no model provider enabled: add an llm/anthropic or llm/openai entry to the config")
@@ -252,11 +254,16 @@ func providerName(cfg *loop.Config) func() string {
 	}
 }
 
-// hideKey keeps the provider key in variable name from subprocesses and
-// scrubs its value from everything cordis writes.
-func hideKey(name string) {
-	subproc.HideEnv(name)
-	secrets.Register(name, os.Getenv(name))
+// exposedEnv is the user's agent.exposeEnv: key variables to pass to
+// subprocesses after all.
+func exposedEnv(cfg *config.Config) []string {
+	var names []string
+	for _, p := range cfg.Enabled() {
+		if c, ok := p.Config.(*agentConfig); ok {
+			names = append(names, c.ExposeEnv...)
+		}
+	}
+	return names
 }
 
 // registerNotice shows text to the user once at the start of each session

@@ -2,57 +2,74 @@ package proc
 
 import (
 	"os"
+	"slices"
 	"strings"
-	"sync"
 )
 
-// hidden are environment variables that never reach a subprocess: the
-// model providers' credentials. A hook or a model-chosen command has no
-// business with the agent's API key (the brief: secrets never reach hook
-// input). cmd/cordis adds each provider's configured key variable.
-var hidden = struct {
-	sync.RWMutex
-	names map[string]bool
-}{names: map[string]bool{
-	"ANTHROPIC_API_KEY":    true,
-	"ANTHROPIC_AUTH_TOKEN": true,
-	"OPENAI_API_KEY":       true,
-}}
+// alwaysHidden are the model providers' credential variables: a hook or a
+// model-chosen command has no business with the agent's API key (secrets
+// never reach subprocesses).
+var alwaysHidden = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"}
 
-// HideEnv keeps the named variables out of every subprocess environment.
-func HideEnv(names ...string) {
-	hidden.Lock()
-	defer hidden.Unlock()
-	for _, n := range names {
+// EnvPolicy says which of cordis's environment variables a subprocess
+// inherits. cmd/cordis builds one at start-up from the configuration (each
+// provider's key variable hidden, agent.exposeEnv let through) and hands it
+// to everything that starts processes. It never changes once built, so it
+// is safe to share between goroutines.
+type EnvPolicy struct {
+	hidden map[string]bool
+}
+
+// DefaultEnvPolicy hides the well-known provider key variables; it is what
+// a Cmd without a policy gets.
+var DefaultEnvPolicy = NewEnvPolicy(nil, nil)
+
+// NewEnvPolicy hides the well-known provider key variables and hide, then
+// lets expose through after all.
+func NewEnvPolicy(hide, expose []string) *EnvPolicy {
+	p := &EnvPolicy{hidden: map[string]bool{}}
+	for _, n := range slices.Concat(alwaysHidden, hide) {
 		if n != "" {
-			hidden.names[n] = true
+			p.hidden[n] = true
 		}
 	}
-}
-
-// ExposeEnv lets the named variables through again (for a hook that calls
-// the model API itself; cordis.yml's agent.exposeEnv).
-func ExposeEnv(names ...string) {
-	hidden.Lock()
-	defer hidden.Unlock()
-	for _, n := range names {
-		delete(hidden.names, n)
+	for _, n := range expose {
+		delete(p.hidden, n)
 	}
+	return p
 }
 
-// Environ is the agent's environment without the hidden variables: what a
-// subprocess inherits.
-func Environ() []string { return filterEnv(os.Environ()) }
+// Hidden lists the hidden variables, sorted.
+func (p *EnvPolicy) Hidden() []string {
+	names := make([]string, 0, len(p.or().hidden))
+	for n := range p.or().hidden {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
 
-func filterEnv(env []string) []string {
-	hidden.RLock()
-	defer hidden.RUnlock()
+// Environ is cordis's environment without the hidden variables: what a
+// subprocess inherits.
+func (p *EnvPolicy) Environ() []string { return p.Filter(os.Environ()) }
+
+// Filter returns env without the hidden variables.
+func (p *EnvPolicy) Filter(env []string) []string {
+	hidden := p.or().hidden
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !hidden.names[name] {
+		if !hidden[name] {
 			out = append(out, kv)
 		}
 	}
 	return out
+}
+
+// or is p, or the default policy for a nil p.
+func (p *EnvPolicy) or() *EnvPolicy {
+	if p == nil {
+		return DefaultEnvPolicy
+	}
+	return p
 }

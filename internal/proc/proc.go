@@ -26,8 +26,11 @@ type Cmd struct {
 	// Dir is the working directory ("" is the caller's).
 	Dir string
 	// Env is the environment; nil inherits the caller's. Either way the
-	// variables hidden by HideEnv (the providers' API keys) are removed.
+	// variables EnvPolicy hides (the providers' API keys) are removed.
 	Env []string
+	// EnvPolicy decides what of Env reaches the process (nil:
+	// DefaultEnvPolicy).
+	EnvPolicy *EnvPolicy
 	// Stdin is written to the command's standard input, which is then
 	// closed. nil connects standard input to /dev/null.
 	Stdin []byte
@@ -99,7 +102,7 @@ func Run(ctx context.Context, c Cmd) Result {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = filterEnv(env)
+	cmd.Env = c.EnvPolicy.Filter(env)
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}

@@ -53,7 +53,7 @@ func Start(c Cmd) (*Process, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd.Env = filterEnv(env)
+	cmd.Env = c.EnvPolicy.Filter(env)
 	var canceled atomic.Bool
 	setGroup(cmd, &canceled)
 	cmd.WaitDelay = grace

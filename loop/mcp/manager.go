@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/tools"
 )
@@ -59,7 +60,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// Version is cordis's version, sent as the client's version.
 	Version string
-	Logger  *slog.Logger
+	// EnvPolicy decides what of cordis's environment a stdio server
+	// inherits (nil: proc.DefaultEnvPolicy).
+	EnvPolicy *proc.EnvPolicy
+	Logger    *slog.Logger
 	// Elicit, when set, answers the servers' form elicitations
 	// (elicitation/create), and the elicitation capability is offered in
 	// initialize. When nil it is not offered, and a server that asks

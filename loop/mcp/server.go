@@ -236,7 +236,7 @@ func (s *server) transport() (sdk.Transport, error) {
 			return nil, fmt.Errorf("no command given")
 		}
 		env := append(baseEnv(), s.spec.Env...)
-		p, err := proc.Start(proc.Cmd{Path: s.spec.Command, Args: s.spec.Args, Dir: s.spec.Dir, Env: env, OutputLimit: 8 << 10, Grace: opts.StopGrace})
+		p, err := proc.Start(proc.Cmd{Path: s.spec.Command, Args: s.spec.Args, Dir: s.spec.Dir, Env: env, EnvPolicy: opts.EnvPolicy, OutputLimit: 8 << 10, Grace: opts.StopGrace})
 		if err != nil {
 			return nil, fmt.Errorf("could not start %s: %v", s.spec.Command, err)
 		}

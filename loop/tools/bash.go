@@ -143,6 +143,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		OutputLimit: limit,
 		Timeout:     timeout,
 		Grace:       bashGrace,
+		EnvPolicy:   env.EnvPolicy,
 	})
 	if res.Err != nil && !res.Canceled {
 		return Errorf("Bash: cannot run the command: %v", res.Err)

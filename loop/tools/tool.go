@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/cordis-agent/cordis/internal/proc"
 )
 
 // Kind is the ACP tool kind shown by the editor. The values are ACP's.
@@ -178,4 +180,7 @@ type Env struct {
 
 	// OutputLimit caps captured command output in bytes (0: default).
 	OutputLimit int
+	// EnvPolicy decides what of cordis's environment a command inherits
+	// (nil: proc.DefaultEnvPolicy).
+	EnvPolicy *proc.EnvPolicy
 }

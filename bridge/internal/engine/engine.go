@@ -12,6 +12,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/internal/guard"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/trust"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	// SIGKILL of its process group (0: hookproc.DefaultGrace).
 	OutputLimit int
 	Grace       time.Duration
+	// EnvPolicy decides what of cordis's environment hook commands
+	// inherit (nil: proc.DefaultEnvPolicy).
+	EnvPolicy *proc.EnvPolicy
 }
 
 // Engine runs one dialect's hooks on cordis's seams. See the package
@@ -50,6 +54,7 @@ type Engine[H Handler] struct {
 	policy guard.Policy
 	limit  int
 	grace  time.Duration
+	env    *proc.EnvPolicy
 	files  *loader[H]
 	// notices remembers the untrusted hooks and the hook-file problems
 	// each session was shown.
@@ -68,7 +73,7 @@ func New[H Handler](d Dialect[H], opts Options) *Engine[H] {
 	e := &Engine[H]{
 		d: d, info: info, keys: map[hooks.Event]string{},
 		name: opts.Name, prio: opts.Priority, log: opts.Logger, trust: opts.Trust,
-		limit: opts.OutputLimit, grace: opts.Grace, warned: map[string]string{},
+		limit: opts.OutputLimit, grace: opts.Grace, env: opts.EnvPolicy, warned: map[string]string{},
 	}
 	if e.name == "" {
 		e.name = info.Guard.Plugin
@@ -264,6 +269,7 @@ func (e *Engine[H]) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, e
 		c := call.Command(h)
 		c.OutputLimit = cmp.Or(c.OutputLimit, e.limit)
 		c.Grace = cmp.Or(c.Grace, e.grace)
+		c.EnvPolicy = e.env
 		cmds[i] = c
 	}
 	results := hookproc.RunAll(ctx, cmds, e.info.Dedup)

@@ -3,12 +3,13 @@ package hookproc
 import (
 	"context"
 	"fmt"
-	"github.com/cordis-agent/cordis/internal/secrets"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cordis-agent/cordis/internal/secrets"
 
 	"github.com/cordis-agent/cordis/internal/proc"
 )
@@ -51,8 +52,11 @@ type Command struct {
 	// environment (BaseEnv); they win over inherited ones of the same name.
 	Env []string
 	// BaseEnv replaces the inherited environment when non-nil (nil:
-	// os.Environ()).
+	// cordis's environment as EnvPolicy lets it through).
 	BaseEnv []string
+	// EnvPolicy decides what of cordis's environment the command inherits
+	// (nil: proc.DefaultEnvPolicy, which hides the provider keys).
+	EnvPolicy *proc.EnvPolicy
 	// Stdin is written to the command's standard input, which is then
 	// closed (nil or empty: closed at once).
 	Stdin []byte
@@ -166,7 +170,7 @@ func Run(ctx context.Context, c Command) Result {
 	start := time.Now()
 	base := c.BaseEnv
 	if base == nil {
-		base = proc.Environ()
+		base = c.EnvPolicy.Environ()
 	}
 	// A provider key a command printed never reaches a hook's input.
 	stdin := secrets.Scrub(c.Stdin)
@@ -185,6 +189,7 @@ func Run(ctx context.Context, c Command) Result {
 	r := proc.Run(ctx, proc.Cmd{
 		Path: argv[0], Args: argv[1:], Dir: c.Dir,
 		Env:         append(append([]string(nil), base...), c.Env...),
+		EnvPolicy:   c.EnvPolicy,
 		Stdin:       stdin,
 		SplitStderr: true,
 		OutputLimit: limit,
