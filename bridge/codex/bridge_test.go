@@ -216,7 +216,7 @@ func TestMalformedFileOthersStillLoad(t *testing.T) {
 	}
 }
 
-// TestResultsInConfigOrder: commands run concurrently but merge in
+// TestResultsInConfigOrder: commands finish in another order but merge in
 // configuration order; several Stop block reasons become one continuation
 // prompt joined by blank lines; duplicates are not merged.
 func TestResultsInConfigOrder(t *testing.T) {
@@ -229,7 +229,6 @@ func TestResultsInConfigOrder(t *testing.T) {
 		"sh "+slow+" 0 second",
 	))
 	e := newEnv(t, envOpts{path: path})
-	start := time.Now()
 	d, failures := e.run(e.baseInput(hooks.Stop))
 	if len(failures) > 0 {
 		t.Fatal(failures)
@@ -237,9 +236,8 @@ func TestResultsInConfigOrder(t *testing.T) {
 	if !d.Block || d.Reason != "first\n\nsecond\n\nsecond" {
 		t.Errorf("decision %+v, want a block with reasons in config order, duplicates kept", d)
 	}
-	if el := time.Since(start); el > 3*time.Second {
-		t.Errorf("took %s: commands did not run concurrently", el)
-	}
+	// That they ran concurrently is hookproc's TestRunAllRunsInParallel
+	// (a barrier that a serial runner cannot pass), not a time bound here.
 }
 
 // TestContinueFalseWins: one hook's continue:false beats another's Stop

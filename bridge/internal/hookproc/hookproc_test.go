@@ -211,11 +211,9 @@ func TestRunAllOrderAndDedup(t *testing.T) {
 		{Command: "sleep 0.1; echo fourth"},
 		{Command: "echo x >> " + count + "; echo third"},
 	}
-	start := time.Now()
+	// Parallelism is TestRunAllRunsInParallel's (a barrier); this test is
+	// about order and deduplication.
 	res := RunAll(context.Background(), cmds, true)
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("not parallel: %s", d)
-	}
 	var got []string
 	for _, r := range res {
 		got = append(got, strings.TrimSpace(r.Stdout))
