@@ -2,21 +2,14 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
-	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/internal/confine"
 	"github.com/cordis-agent/cordis/internal/proc"
-	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
@@ -183,125 +176,6 @@ func (s *Session) busy() bool {
 	return s.running > 0
 }
 
-func (s *Session) clearConversation(ctx context.Context) {
-	s.mu.Lock()
-	n := len(s.history)
-	s.history = nil
-	s.mu.Unlock()
-	s.record(clearEvent{MessagesDropped: n})
-	s.queueSessionStart(ctx, "clear")
-	s.say(ctx, fmt.Sprintf("Started a new conversation (%d earlier messages cleared from the model's context; they stay in the session log).", n))
-}
-
-const compactPrompt = `Summarize the conversation so far so that it can continue from your summary alone. Keep: the user's goals and requests, decisions made, files read or changed (with paths) and why, commands run and their important results, open problems and next steps. Be specific and complete; omit pleasantries.`
-
-// compact replaces the history with a model-written summary. PreCompact
-// may refuse; SessionStart(compact) runs after it.
-func (s *Session) compact(ctx context.Context, turnID, instructions, trigger string) acp.StopReason {
-	d := s.runHook(ctx, &hooks.Input{Event: hooks.PreCompact, TurnID: turnID, Trigger: trigger, CustomInstructions: instructions})
-	s.showSystemMessages(ctx, d)
-	if d.Block || d.StopTurn {
-		s.say(ctx, "Compaction was blocked by a hook: "+firstNonEmpty(d.Reason, d.StopReason, "no reason given"))
-		return acp.StopEndTurn
-	}
-	s.mu.Lock()
-	history := mergeAdjacent(s.history)
-	model := s.model
-	s.mu.Unlock()
-	if len(history) == 0 {
-		s.say(ctx, "Nothing to compact yet.")
-		return acp.StopEndTurn
-	}
-	ask := compactPrompt
-	if instructions != "" {
-		ask += "\n\nAdditional instructions: " + instructions
-	}
-	// The history goes as plain text: a request that holds tool_use blocks
-	// but offers no tools is refused by some providers, and the summary
-	// needs what happened, not the wire shapes.
-	msgs := mergeAdjacent(append(flattenForSummary(history), llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(ask)}}))
-	req := &llm.Request{Model: model, MaxTokens: s.agent.cfg.MaxTokens, System: []string{"You write precise summaries of coding sessions."}, Messages: msgs}
-	s.record(compactionRequestEvent{Model: model, Messages: len(msgs), Purpose: "compaction"})
-	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(llm.Delta) {})
-	if err != nil {
-		if ctx.Err() != nil {
-			return acp.StopCancelled
-		}
-		s.say(ctx, "Compaction failed, the conversation is unchanged: "+explainModelError(err))
-		return acp.StopEndTurn
-	}
-	// The summary call is billed like any other: it counts in /status,
-	// /budget and budget-check, and load rebuilds it from the log.
-	s.record(compactionResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Purpose: "compaction"})
-	s.mu.Lock()
-	s.addUsage(resp.Usage, firstNonEmpty(resp.Model, model))
-	totals := s.totals
-	s.mu.Unlock()
-	var summary strings.Builder
-	for _, b := range resp.Content {
-		if b.Type == llm.BlockText {
-			summary.WriteString(b.Text)
-		}
-	}
-	text := strings.TrimSpace(summary.String())
-	if text == "" {
-		s.say(ctx, "Compaction failed: the model returned no summary; the conversation is unchanged.")
-		return acp.StopEndTurn
-	}
-	s.mu.Lock()
-	s.history = []llm.Message{compactedMessage(text)}
-	// The context is now about the summary's size until the next response.
-	s.lastContextTokens = resp.Usage.OutputTokens
-	s.mu.Unlock()
-	up := acp.UsageUpdate{Used: int64(resp.Usage.OutputTokens), Size: int64(s.agent.cfg.ContextWindow)}
-	if totals.CostKnown {
-		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
-	}
-	s.notify(ctx, up)
-	s.record(compactionEvent{Summary: text, MessagesBefore: len(history), Trigger: trigger, Instructions: instructions})
-	s.queueSessionStart(ctx, "compact")
-	s.say(ctx, fmt.Sprintf("Compacted the conversation: %d messages replaced by a summary of %d characters.", len(history), len(text)))
-	return acp.StopEndTurn
-}
-
-// flattenForSummary renders a history as text messages for the
-// compaction request: tool calls and results become short text, thinking
-// is dropped.
-func flattenForSummary(history []llm.Message) []llm.Message {
-	out := make([]llm.Message, 0, len(history))
-	for _, m := range history {
-		var b strings.Builder
-		for _, bl := range m.Content {
-			switch bl.Type {
-			case llm.BlockText:
-				b.WriteString(bl.Text + "\n")
-			case llm.BlockToolUse:
-				fmt.Fprintf(&b, "[tool call %s: %s]\n", bl.Name, summarize(string(bl.Input), 1000))
-			case llm.BlockToolResult:
-				var res strings.Builder
-				for _, c := range bl.Content {
-					res.WriteString(c.Text)
-				}
-				label := "tool result"
-				if bl.IsError {
-					label = "tool error"
-				}
-				fmt.Fprintf(&b, "[%s: %s]\n", label, summarize(res.String(), 2000))
-			case llm.BlockImage:
-				b.WriteString("[an image]\n")
-			}
-		}
-		if text := strings.TrimSpace(b.String()); text != "" {
-			out = append(out, llm.Message{Role: m.Role, Content: []llm.Block{llm.Text(text)}})
-		}
-	}
-	return out
-}
-
-func compactedMessage(summary string) llm.Message {
-	return llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder("This session continues an earlier conversation that was compacted. Its summary:\n\n" + summary))}}
-}
-
 // builtinCommands are cordis's own commands. They find their session in
 // the context (runCommand puts it there).
 // builtinCommand is a built-in slash command: its spec for the registry
@@ -394,20 +268,6 @@ func cmdHelp(ctx context.Context, s *Session, args string) commands.Intent {
 	return commands.ShowText{Text: b.String()}
 }
 
-func cmdStatus(ctx context.Context, s *Session, _ string) commands.Intent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "Session %s\n- cwd: %s\n- model: %s\n- mode: %s\n- turns: %d\n- messages in context: %d\n", s.id, s.cwd, s.model, s.mode, s.turnSeq, len(s.history))
-	fmt.Fprintf(&b, "- context: %d of %d tokens\n", s.lastContextTokens, s.agent.cfg.ContextWindow)
-	if s.agent.cfg.Status != nil {
-		for _, line := range s.agent.cfg.Status(s.id) {
-			b.WriteString(line + "\n")
-		}
-	}
-	return commands.ShowText{Text: strings.TrimRight(b.String(), "\n")}
-}
-
 func cmdModel(ctx context.Context, s *Session, args string) commands.Intent {
 	name := strings.TrimSpace(args)
 	if name == "" {
@@ -447,178 +307,11 @@ func cmdMode(ctx context.Context, s *Session, args string) commands.Intent {
 	return commands.ShowText{Text: "Mode set to " + name + "."}
 }
 
-func cmdExport(ctx context.Context, s *Session, args string) commands.Intent {
-	format, path := "md", ""
-	for _, f := range strings.Fields(args) {
-		switch {
-		case f == "md" || f == "json":
-			format = f
-		case path == "":
-			path = f
-		default:
-			return commands.ShowError{Message: "Usage: /export [md|json] [path]"}
-		}
-	}
-	if path == "" {
-		path = filepath.Join(s.cwd, fmt.Sprintf("cordis-%s.%s", s.id, format))
-	}
-	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
-	abs, err := env.Resolve(path)
-	if err != nil {
-		return commands.ShowError{Message: "/export: " + err.Error()}
-	}
-	s.mu.Lock()
-	history := append([]llm.Message(nil), s.history...)
-	s.mu.Unlock()
-	var data []byte
-	if format == "json" {
-		data, err = json.MarshalIndent(history, "", "  ")
-		if err != nil {
-			return commands.ShowError{Message: "/export: " + err.Error()}
-		}
-	} else {
-		data = []byte(markdownTranscript(history))
-	}
-	// Written through the session's directories: a link swapped in after
-	// Resolve cannot lead outside.
-	dirs := confine.New(s.roots...)
-	defer dirs.Close()
-	if err := dirs.WriteFile(abs, data, 0o644); err != nil {
-		return commands.ShowError{Message: "/export: " + err.Error()}
-	}
-	return commands.ShowText{Text: fmt.Sprintf("Exported %d messages to %s.", len(history), abs)}
-}
-
-func markdownTranscript(history []llm.Message) string {
-	var b strings.Builder
-	for _, m := range history {
-		for _, bl := range m.Content {
-			switch bl.Type {
-			case llm.BlockText:
-				if m.Role == llm.RoleUser {
-					fmt.Fprintf(&b, "## User\n\n%s\n\n", bl.Text)
-				} else {
-					fmt.Fprintf(&b, "## Assistant\n\n%s\n\n", bl.Text)
-				}
-			case llm.BlockToolUse:
-				fmt.Fprintf(&b, "### Tool call: %s\n\n```json\n%s\n```\n\n", bl.Name, bl.Input)
-			case llm.BlockToolResult:
-				var out strings.Builder
-				for _, c := range bl.Content {
-					out.WriteString(c.Text)
-				}
-				label := "Tool result"
-				if bl.IsError {
-					label = "Tool error"
-				}
-				fmt.Fprintf(&b, "### %s\n\n```\n%s\n```\n\n", label, strings.TrimRight(out.String(), "\n"))
-			}
-		}
-	}
-	return b.String()
-}
-
-func cmdDoctor(ctx context.Context, s *Session, _ string) commands.Intent {
-	var lines []string
-	ok := func(format string, args ...any) { lines = append(lines, "✓ "+fmt.Sprintf(format, args...)) }
-	bad := func(format string, args ...any) { lines = append(lines, "✗ "+fmt.Sprintf(format, args...)) }
-	if err := s.agent.authError(); err != nil {
-		bad("model provider %s: %v", s.agent.cfg.Provider.Name(), errorMessage(err))
-	} else {
-		ok("model provider %s has credentials (model %s)", s.agent.cfg.Provider.Name(), s.agent.cfg.Model)
-	}
-	probe := filepath.Join(s.agent.cfg.StateDir, ".doctor-probe")
-	if err := os.WriteFile(probe, nil, 0o600); err != nil {
-		bad("state directory %s is not writable: %v", s.agent.cfg.StateDir, err)
-	} else {
-		os.Remove(probe)
-		ok("state directory %s", s.agent.cfg.StateDir)
-	}
-	set := s.agent.commands.Load(s.cwd)
-	ok("%d slash commands", len(set.Commands()))
-	for _, e := range set.Errors {
-		bad("command file %s", e.String())
-	}
-	for _, w := range set.Warnings {
-		bad("commands: %s", w)
-	}
-	lines = append(lines, s.mcpDoctor()...)
-	if s.agent.cfg.Doctor != nil {
-		lines = append(lines, s.agent.cfg.Doctor(s.cwd)...)
-	}
-	return commands.ShowText{Text: "cordis doctor\n" + strings.Join(lines, "\n")}
-}
-
 func cmdReload(ctx context.Context, s *Session, _ string) commands.Intent {
 	s.agent.commands.Invalidate(s.cwd)
 	list := s.availableCommands()
 	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: list})
 	return commands.ShowText{Text: fmt.Sprintf("Reloaded: %d commands available.", len(list))}
-}
-
-// hookAdmin is the part of the hook pipeline /hooks drives; hooks.Pipeline
-// implements it.
-type hookAdmin interface {
-	List() []hooks.HookInfo
-	Enable(name string) bool
-	Disable(name string) bool
-}
-
-func cmdHooks(ctx context.Context, s *Session, args string) commands.Intent {
-	admin, ok := s.agent.cfg.Hooks.(hookAdmin)
-	if !ok {
-		return commands.ShowText{Text: "No hook pipeline is configured."}
-	}
-	fields := strings.Fields(args)
-	if len(fields) == 2 && (fields[0] == "enable" || fields[0] == "disable") {
-		// Enabling or disabling is process-wide, like the pipeline it
-		// changes; it lasts until cordis restarts.
-		found := false
-		if fields[0] == "enable" {
-			found = admin.Enable(fields[1])
-		} else {
-			found = admin.Disable(fields[1])
-		}
-		if !found {
-			return commands.ShowError{Message: fmt.Sprintf("No hook named %q. Type /hooks to list them.", fields[1])}
-		}
-		s.record(hookToggleEvent{Name: "hooks", Action: fields[0], Hook: fields[1]})
-		return commands.ShowText{Text: fmt.Sprintf("Hook %s %sd (until cordis restarts).", fields[1], fields[0])}
-	}
-	if len(fields) != 0 {
-		return commands.ShowError{Message: "Usage: /hooks [enable|disable NAME]"}
-	}
-	list := admin.List()
-	if len(list) == 0 {
-		return commands.ShowText{Text: "No hooks are registered."}
-	}
-	var b strings.Builder
-	b.WriteString("Hooks by seam (lower priority runs first):\n")
-	var last hooks.Event
-	for _, h := range list {
-		if h.Event != last {
-			fmt.Fprintf(&b, "%s\n", h.Event)
-			last = h.Event
-		}
-		state := "on"
-		if !h.Enabled {
-			state = "off"
-		}
-		fmt.Fprintf(&b, "  - %s (priority %d, %s)\n", h.Name, h.Priority, state)
-	}
-	return commands.ShowText{Text: strings.TrimRight(b.String(), "\n")}
-}
-
-func cmdBudget(ctx context.Context, s *Session, _ string) commands.Intent {
-	s.mu.Lock()
-	t := s.totals
-	s.mu.Unlock()
-	cost := "unknown (a model without a known price answered)"
-	if t.CostKnown || t.Requests == 0 {
-		cost = fmt.Sprintf("$%.4f", t.CostUSD)
-	}
-	text := fmt.Sprintf("This session: %d model requests, %d tokens, cost %s.\nLimits are set by budgetCheck (maxTokens, maxCostUSD) in the hooks/builtin entry of cordis.yml.", t.Requests, t.Tokens, cost)
-	return commands.ShowText{Text: text}
 }
 
 // errorMessage is what the user reads of err: an ACP error's message

@@ -12,13 +12,19 @@ import (
 // usage_update: the context used, and the session's cost so far when every
 // response came from a model with a known price.
 func (s *Session) reportUsage(ctx context.Context, u llm.Usage, model string) {
-	used := int64(u.ContextTokens())
+	s.bill(ctx, u, model, u.ContextTokens())
+}
+
+// bill adds a response's usage to the session's totals, sets the context
+// now used to contextTokens, and sends usage_update. Every model call is
+// billed here: a turn's steps and a compaction's summary alike.
+func (s *Session) bill(ctx context.Context, u llm.Usage, model string, contextTokens int) {
 	s.mu.Lock()
-	s.lastContextTokens = int(used)
+	s.lastContextTokens = contextTokens
 	s.addUsage(u, model)
 	totals := s.totals
 	s.mu.Unlock()
-	up := acp.UsageUpdate{Used: used, Size: int64(s.agent.cfg.ContextWindow)}
+	up := acp.UsageUpdate{Used: int64(contextTokens), Size: int64(s.agent.cfg.ContextWindow)}
 	if totals.CostKnown {
 		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
 	}

@@ -1,0 +1,85 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordis-agent/cordis/internal/confine"
+	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/loop/commands"
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+func cmdExport(ctx context.Context, s *Session, args string) commands.Intent {
+	format, path := "md", ""
+	for _, f := range strings.Fields(args) {
+		switch {
+		case f == "md" || f == "json":
+			format = f
+		case path == "":
+			path = f
+		default:
+			return commands.ShowError{Message: "Usage: /export [md|json] [path]"}
+		}
+	}
+	if path == "" {
+		path = filepath.Join(s.cwd, fmt.Sprintf("cordis-%s.%s", s.id, format))
+	}
+	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
+	abs, err := env.Resolve(path)
+	if err != nil {
+		return commands.ShowError{Message: "/export: " + err.Error()}
+	}
+	s.mu.Lock()
+	history := append([]llm.Message(nil), s.history...)
+	s.mu.Unlock()
+	var data []byte
+	if format == "json" {
+		data, err = json.MarshalIndent(history, "", "  ")
+		if err != nil {
+			return commands.ShowError{Message: "/export: " + err.Error()}
+		}
+	} else {
+		data = []byte(markdownTranscript(history))
+	}
+	// Written through the session's directories: a link swapped in after
+	// Resolve cannot lead outside.
+	dirs := confine.New(s.roots...)
+	defer dirs.Close()
+	if err := dirs.WriteFile(abs, data, 0o644); err != nil {
+		return commands.ShowError{Message: "/export: " + err.Error()}
+	}
+	return commands.ShowText{Text: fmt.Sprintf("Exported %d messages to %s.", len(history), abs)}
+}
+
+func markdownTranscript(history []llm.Message) string {
+	var b strings.Builder
+	for _, m := range history {
+		for _, bl := range m.Content {
+			switch bl.Type {
+			case llm.BlockText:
+				if m.Role == llm.RoleUser {
+					fmt.Fprintf(&b, "## User\n\n%s\n\n", bl.Text)
+				} else {
+					fmt.Fprintf(&b, "## Assistant\n\n%s\n\n", bl.Text)
+				}
+			case llm.BlockToolUse:
+				fmt.Fprintf(&b, "### Tool call: %s\n\n```json\n%s\n```\n\n", bl.Name, bl.Input)
+			case llm.BlockToolResult:
+				var out strings.Builder
+				for _, c := range bl.Content {
+					out.WriteString(c.Text)
+				}
+				label := "Tool result"
+				if bl.IsError {
+					label = "Tool error"
+				}
+				fmt.Fprintf(&b, "### %s\n\n```\n%s\n```\n\n", label, strings.TrimRight(out.String(), "\n"))
+			}
+		}
+	}
+	return b.String()
+}
