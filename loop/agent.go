@@ -251,7 +251,6 @@ func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Ses
 	s := &Session{
 		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: path,
 		mode: a.cfg.DefaultMode, model: a.cfg.Model,
-		allowAlways: map[string]bool{}, rejectAlways: map[string]bool{},
 	}
 	if !existing {
 		s.record(sessionStartEvent{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})

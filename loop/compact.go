@@ -68,9 +68,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	}
 	text := strings.TrimSpace(summary.String())
 	if text == "" {
-		s.mu.Lock()
-		s.addUsage(resp.Usage, firstNonEmpty(resp.Model, model))
-		s.mu.Unlock()
+		s.usage.add(resp.Usage, firstNonEmpty(resp.Model, model))
 		s.say(ctx, "Compaction failed: the model returned no summary; the conversation is unchanged.")
 		return acp.StopEndTurn
 	}

@@ -16,7 +16,8 @@ func cmdStatus(ctx context.Context, s *Session, _ string) commands.Intent {
 	defer s.mu.Unlock()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session %s\n- cwd: %s\n- model: %s\n- mode: %s\n- turns: %d\n- messages in context: %d\n", s.id, s.cwd, s.model, s.mode, s.turnSeq, len(s.history))
-	fmt.Fprintf(&b, "- context: %d of %d tokens\n", s.lastContextTokens, s.agent.cfg.ContextWindow)
+	_, used := s.usage.read()
+	fmt.Fprintf(&b, "- context: %d of %d tokens\n", used, s.agent.cfg.ContextWindow)
 	if s.agent.cfg.Status != nil {
 		for _, line := range s.agent.cfg.Status(s.id) {
 			b.WriteString(line + "\n")
@@ -110,9 +111,7 @@ func cmdHooks(ctx context.Context, s *Session, args string) commands.Intent {
 }
 
 func cmdBudget(ctx context.Context, s *Session, _ string) commands.Intent {
-	s.mu.Lock()
-	t := s.totals
-	s.mu.Unlock()
+	t, _ := s.usage.read()
 	cost := "unknown (a model without a known price answered)"
 	if t.CostKnown || t.Requests == 0 {
 		cost = fmt.Sprintf("$%.4f", t.CostUSD)

@@ -148,9 +148,7 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 	case sessionlog.TypeModelResponse:
 		// The session's usage (and so its budget) survives a restart.
 		if r, ok := decodeEvent[modelResponseEvent](ev); ok && !r.Partial {
-			s.mu.Lock()
-			s.addUsage(r.Usage, firstNonEmpty(r.Model, s.model))
-			s.mu.Unlock()
+			s.usage.add(r.Usage, firstNonEmpty(r.Model, s.model))
 		}
 	case sessionlog.TypeClear:
 		rs.history = nil

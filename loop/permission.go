@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
@@ -62,9 +63,8 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	call := permrules.NewCall(t.Name(), input, s.cwd)
 	s.mu.Lock()
 	mode := s.mode
-	remembered := rememberedRule(s.allowAlways, call, s.cwd, true)
-	rejected := rememberedRule(s.rejectAlways, call, s.cwd, false)
 	s.mu.Unlock()
+	remembered, rejected := s.answers.match(call, s.cwd)
 	_, isMCP := t.(*mcp.Tool)
 	userOnly := mode == ModePlan && isMCP
 
@@ -132,9 +132,7 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 		v.Allowed = true
 	case acp.PermAllowAlways:
 		v.Allowed, v.Rule = true, scope.Rule
-		s.mu.Lock()
-		s.allowAlways[scope.Rule] = true
-		s.mu.Unlock()
+		s.answers.remember(scope.Rule, true)
 		if saves {
 			if err := s.agent.cfg.SavePermissionRule(s.cwd, scope.Rule); err != nil {
 				s.showSystemMessages(ctx, hooks.Decision{SystemMessages: []string{
@@ -144,9 +142,7 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	case acp.PermRejectAlways:
 		rule := rejectScope(t, scope, scoped)
 		v.Rule = rule.Rule
-		s.mu.Lock()
-		s.rejectAlways[rule.Rule] = true
-		s.mu.Unlock()
+		s.answers.remember(rule.Rule, false)
 		v.Message = "The user rejected " + rule.Rule + " for the rest of this session."
 	case acp.PermRejectOnce:
 		v.Message = "The user rejected this " + t.Name() + " call."
@@ -220,6 +216,36 @@ func (r *runner) permissionContent(ctx context.Context, t tools.Tool, env *tools
 		}
 	}
 	return out
+}
+
+// alwaysAnswers are the rules of a session's "always allow" and "always
+// reject" answers (Bash(npm test:*)), under their own lock.
+type alwaysAnswers struct {
+	mu     sync.Mutex
+	allow  map[string]bool
+	reject map[string]bool
+}
+
+// remember adds rule to the allowed (allow) or rejected rules.
+func (a *alwaysAnswers) remember(rule string, allow bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := &a.reject
+	if allow {
+		m = &a.allow
+	}
+	if *m == nil {
+		*m = map[string]bool{}
+	}
+	(*m)[rule] = true
+}
+
+// match returns the remembered allow and reject rules that cover call
+// ("" for none).
+func (a *alwaysAnswers) match(call permrules.Call, cwd string) (allowed, rejected string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return rememberedRule(a.allow, call, cwd, true), rememberedRule(a.reject, call, cwd, false)
 }
 
 // rememberedRule returns the first rule of the session's "always" answers

@@ -46,12 +46,10 @@ type Session struct {
 	log     *sessionlog.Writer
 	logPath string
 
-	mu           sync.Mutex
-	mode         string
-	model        string
-	allowAlways  map[string]bool // rules (Bash(npm test:*)) of "always allow" answers
-	rejectAlways map[string]bool // rules of "always reject" answers
-	history      []llm.Message
+	mu      sync.Mutex
+	mode    string
+	model   string
+	history []llm.Message
 	// pendingContext is SessionStart context waiting for the next model
 	// request; it is placed there, never raced in from a goroutine.
 	pendingContext []string
@@ -59,14 +57,11 @@ type Session struct {
 	// prompt (the context-injector's AGENTS.md / CLAUDE.md): every request
 	// of the session carries it, so the prompt stays stable and cacheable.
 	systemContext []string
-	// totals is the session's model usage so far, subagents included.
-	totals  hooks.Totals
-	turnSeq int
-	closed  bool
+	turnSeq       int
+	closed        bool
 	// running counts model turns in progress (slash commands may run
 	// alongside one).
-	running           int
-	lastContextTokens int
+	running int
 	// compactWanted is set when a hook (the context monitor) asks for
 	// compaction; the turn compacts when it ends.
 	compactWanted bool
@@ -76,6 +71,11 @@ type Session struct {
 	// advertised.
 	mcp           *mcp.Manager
 	advertisedMCP uint64
+
+	// usage is the session's bill, and answers its "always" answers, each
+	// under its own lock.
+	usage   usageMeter
+	answers alwaysAnswers
 }
 
 func (s *Session) modeState() *acp.SessionModeState {
@@ -166,8 +166,8 @@ func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	if in.Model == "" {
 		in.Model = s.model
 	}
-	in.Totals = s.totals
 	s.mu.Unlock()
+	in.Totals, _ = s.usage.read()
 	in.ContextWindow = s.agent.cfg.ContextWindow
 	if in.Record == nil {
 		in.Record = s.recordRaw

@@ -3,10 +3,52 @@ package loop
 import (
 	"context"
 	"math"
+	"sync"
 
 	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm"
 )
+
+// usageMeter is a session's model bill: the usage of every model call so
+// far (subagents and compactions included) and the context the last
+// response used. It has its own lock, so reading the bill never waits on
+// the session's other state.
+type usageMeter struct {
+	mu            sync.Mutex
+	totals        hooks.Totals
+	contextTokens int
+}
+
+// add counts one response of model.
+func (m *usageMeter) add(u llm.Usage, model string) hooks.Totals {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	first := m.totals.Requests == 0
+	m.totals.Requests++
+	m.totals.Tokens += int64(u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
+	if p, ok := priceOf(model); ok {
+		m.totals.CostUSD += p.cost(u)
+		m.totals.CostKnown = first || m.totals.CostKnown
+	} else {
+		m.totals.CostKnown = false
+	}
+	return m.totals
+}
+
+// setContext records the tokens the context now holds.
+func (m *usageMeter) setContext(tokens int) {
+	m.mu.Lock()
+	m.contextTokens = tokens
+	m.mu.Unlock()
+}
+
+// read returns the totals and the context now used.
+func (m *usageMeter) read() (hooks.Totals, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.totals, m.contextTokens
+}
 
 // reportUsage adds a response's usage to the session's totals and sends
 // usage_update: the context used, and the session's cost so far when every
@@ -19,27 +61,11 @@ func (s *Session) reportUsage(ctx context.Context, u llm.Usage, model string) {
 // now used to contextTokens, and sends usage_update. Every model call is
 // billed here: a turn's steps and a compaction's summary alike.
 func (s *Session) bill(ctx context.Context, u llm.Usage, model string, contextTokens int) {
-	s.mu.Lock()
-	s.lastContextTokens = contextTokens
-	s.addUsage(u, model)
-	totals := s.totals
-	s.mu.Unlock()
+	totals := s.usage.add(u, model)
+	s.usage.setContext(contextTokens)
 	up := acp.UsageUpdate{Used: int64(contextTokens), Size: int64(s.agent.cfg.ContextWindow)}
 	if totals.CostKnown {
 		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
 	}
 	s.notify(ctx, up)
-}
-
-// addUsage adds one response to the session's totals; s.mu must be held.
-func (s *Session) addUsage(u llm.Usage, model string) {
-	first := s.totals.Requests == 0
-	s.totals.Requests++
-	s.totals.Tokens += int64(u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
-	if p, ok := priceOf(model); ok {
-		s.totals.CostUSD += p.cost(u)
-		s.totals.CostKnown = first || s.totals.CostKnown
-	} else {
-		s.totals.CostKnown = false
-	}
 }
