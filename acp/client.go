@@ -38,7 +38,7 @@ func NewClient(conn rpc) *Client { return &Client{rpc: conn} }
 
 // attach connects the server's client, made before the connection
 // exists, to it: session updates go straight to the line stream under
-// conn. The server calls it before any request can reach the client.
+// conn. The server calls it before it calls the agent.
 func (c *Client) attach(conn *jsonrpc2.Conn, stream *lineStream) {
 	c.rpc = conn
 	c.frames = func(frames []byte) error { return stream.writeFrames(conn.DisconnectNotify(), frames) }

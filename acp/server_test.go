@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -390,4 +391,99 @@ func (r *resumingFake) DeleteSession(ctx context.Context, req *acp.DeleteSession
 	r.deleted++
 	r.mu.Unlock()
 	return nil
+}
+
+// lockedBuffer is an io.Writer the test may read while Serve writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestRequestsReadBeforeEOFAreAnswered: input that ends right after its
+// requests (a script piping into cordis) still gets every answer, in order.
+func TestRequestsReadBeforeEOFAreAnswered(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"session/list","params":{}}`
+	var out lockedBuffer
+	if err := acp.Serve(ctxT(t), strings.NewReader(in), &out, newFake(endTurn), acp.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for line := range strings.Lines(out.String()) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		if m.ID != nil && m.Result != nil {
+			ids = append(ids, string(m.ID))
+		}
+	}
+	if strings.Join(ids, ",") != "1,2,3" {
+		t.Fatalf("answered ids %v, want 1,2,3; output:\n%s", ids, out.String())
+	}
+}
+
+// TestStartedRunsAfterTheFirstAnswer: Options.Started runs once the first
+// answer is written and before the next request is handled.
+func TestStartedRunsAfterTheFirstAnswer(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}` + "\n"
+	var out lockedBuffer
+	var atStart []string
+	calls := 0
+	started := func() { calls++; atStart = append(atStart, out.String()) }
+	if err := acp.Serve(ctxT(t), strings.NewReader(in), &out, newFake(endTurn), acp.Options{Started: started}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Fatalf("Started ran %d times, want once", calls)
+	}
+	if !strings.Contains(atStart[0], `"id":1,"result"`) || strings.Contains(atStart[0], `"id":2`) {
+		t.Fatalf("Started saw %q, want the initialize answer and nothing after it", atStart[0])
+	}
+	if !strings.Contains(out.String(), `"id":2,"result":{"sessionId"`) {
+		t.Fatalf("session/new not answered: %s", out.String())
+	}
+}
+
+// TestServeEndsWhenContextEnds: ending ctx ends Serve even while it waits
+// for input (the reader is closed), and Started still runs.
+func TestServeEndsWhenContextEnds(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	started := make(chan struct{})
+	opts := acp.Options{Started: func() { close(started) }}
+	go func() { done <- acp.Serve(ctx, inR, io.Discard, newFake(endTurn), opts) }()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("Serve still waiting for input after ctx ended")
+	}
+	select {
+	case <-started:
+	default:
+		t.Fatal("Started did not run")
+	}
 }

@@ -28,22 +28,6 @@ type lineStream struct {
 
 	mu sync.Mutex // serialises writes: the read path answers bad lines while turns write
 	w  io.Writer
-
-	// unreadLine, when set, is what the next readLine returns: the first
-	// line, read before the connection started (Server.answerFirst).
-	unreadLine *readResult
-}
-
-type readResult struct {
-	line      []byte
-	oversized bool
-	err       error
-}
-
-// unread makes the next readLine return what this one returned. Only the
-// reading goroutine may call it.
-func (s *lineStream) unread(line []byte, oversized bool, err error) {
-	s.unreadLine = &readResult{line, oversized, err}
 }
 
 func newLineStream(r io.Reader, w io.Writer, c io.Closer, log *slog.Logger) *lineStream {
@@ -77,10 +61,6 @@ func (s *lineStream) ReadObject(v any) error {
 // readLine returns the next line without its terminator. An over-long
 // line is consumed to its end and reported instead of buffered.
 func (s *lineStream) readLine() (line []byte, oversized bool, err error) {
-	if u := s.unreadLine; u != nil {
-		s.unreadLine = nil
-		return u.line, u.oversized, u.err
-	}
 	var buf []byte
 	for {
 		chunk, err := s.r.ReadSlice('\n')
@@ -177,65 +157,6 @@ func (s *lineStream) writeFrames(closed <-chan struct{}, frames []byte) error {
 	defer s.mu.Unlock()
 	_, err := s.w.Write(frames)
 	return err
-}
-
-// reply writes one response frame, byte for byte what jsonrpc2's Reply
-// writes, encoding the result once. jsonrpc2 encodes the result, then the
-// response, then the message, re-validating the inner bytes at each
-// layer; in a process that has just started, each layer is a first-time
-// encoding of its type, and the editor's first answer waited for all
-// three (BENCHMARKS.md). Like jsonrpc2, it writes nothing once the
-// connection is closed.
-func (s *lineStream) reply(closed <-chan struct{}, id jsonrpc2.ID, result any) error {
-	select {
-	case <-closed:
-		return jsonrpc2.ErrClosed
-	default:
-	}
-	var r []byte
-	var err error
-	if m, ok := result.(compactMarshaler); ok {
-		r, err = m.MarshalJSON()
-	} else {
-		r, err = json.Marshal(result)
-	}
-	if err != nil {
-		return err
-	}
-	i, err := id.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	frame := make([]byte, 0, len(r)+len(i)+32)
-	frame = append(frame, `{"id":`...)
-	frame = append(frame, i...)
-	frame = append(frame, `,"result":`...)
-	frame = append(frame, r...)
-	frame = append(frame, `,"jsonrpc":"2.0"}`+"\n"...)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, err = s.w.Write(frame)
-	return err
-}
-
-// compactMarshaler is a result whose MarshalJSON already writes what
-// json.Marshal would write for it (compact, HTML characters escaped), so
-// that reply can skip encoding/json's first-time work for its type:
-// InitializeResponse, the first answer (first.go).
-type compactMarshaler interface {
-	json.Marshaler
-	compactJSON()
-}
-
-// replyError writes an error response, byte for byte what jsonrpc2's
-// ReplyWithError writes, unless the connection is closed.
-func (s *lineStream) replyError(closed <-chan struct{}, id jsonrpc2.ID, rpcErr *jsonrpc2.Error) error {
-	select {
-	case <-closed:
-		return jsonrpc2.ErrClosed
-	default:
-	}
-	return s.WriteObject(&jsonrpc2.Response{ID: id, Error: rpcErr})
 }
 
 func (s *lineStream) Close() error {

@@ -83,51 +83,6 @@ func TestNotifyWritesWhatJSONRPCWrites(t *testing.T) {
 	}
 }
 
-// TestReplyWritesWhatJSONRPCWrites: the server's one-encoding reply path
-// writes the bytes jsonrpc2's Reply writes, for every shape of result and
-// id, and nothing once the connection is closed.
-func TestReplyWritesWhatJSONRPCWrites(t *testing.T) {
-	results := []any{
-		&InitializeResponse{ProtocolVersion: 1, AuthMethods: []AuthMethod{}, AgentInfo: &Implementation{Name: "cordis <&>", Version: "\u2028"}},
-		&InitializeResponse{ProtocolVersion: 1, AgentCapabilities: AgentCapabilities{LoadSession: true, SessionCapabilities: SessionCapabilities{List: &Supported{}, Delete: &Supported{}}},
-			AuthMethods: []AuthMethod{{ID: "env:X", Name: "Set X", Description: "cordis reads X"}}, AgentInfo: &Implementation{Name: "cordis", Title: "cordis", Version: "v1.2.3"}},
-		InitializeResponse{},
-		&NewSessionResponse{SessionID: "sess_1"},
-		&PromptResponse{StopReason: StopEndTurn},
-		struct{}{},
-		nil,
-		json.RawMessage("{ \"a\" : [1, 2,\n 3], \"b\": \"<x>\" }"),
-		map[string]any{"z": 1, "a": "é"},
-	}
-	ids := []jsonrpc2.ID{{Num: 0}, {Num: 42}, {Str: "req-7", IsString: true}, {Str: "", IsString: true}}
-	for _, result := range results {
-		for _, id := range ids {
-			var fast, slow bytes.Buffer
-			r, w := io.Pipe()
-			stream := newLineStream(r, &slow, r, slog.New(slog.DiscardHandler))
-			conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
-				return nil, nil
-			}))
-			if err := conn.Reply(context.Background(), id, result); err != nil {
-				t.Fatal(err)
-			}
-			stream.w = &fast
-			if err := stream.reply(conn.DisconnectNotify(), id, result); err != nil {
-				t.Fatal(err)
-			}
-			if fast.String() != slow.String() {
-				t.Errorf("result %T, id %v:\nfast %s\nslow %s", result, id, fast.String(), slow.String())
-			}
-			w.Close()
-			conn.Close()
-			fast.Reset()
-			if err := stream.reply(conn.DisconnectNotify(), id, result); err == nil || fast.Len() > 0 {
-				t.Errorf("after close: err %v, wrote %q", err, fast.String())
-			}
-		}
-	}
-}
-
 // streamClient is the server's client attached to conn, as Serve makes it.
 func streamClient(conn *jsonrpc2.Conn, stream *lineStream) *Client {
 	c := &Client{}
