@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // An MCP server that elicits during a tool call reaches the editor, which
@@ -16,15 +17,15 @@ import (
 // reaches the model.
 func TestMCPElicitationReachesEditor(t *testing.T) {
 	caps := acp.ClientCapabilities{Elicitation: &acp.ElicitationCapabilities{Form: &acp.Supported{}}}
-	h := newHarness(t, harnessOpts{caps: caps},
-		streamBlocks("tool_use", toolUse("toolu_ask", "mcp__t__ask", map[string]any{"message": "Which name?"})),
-		replyText("done"))
-	h.editor.OnPermission = allow(acp.PermAllowOnce)
+	h := looptest.NewHarness(t, looptest.Options{Caps: caps},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_ask", "mcp__t__ask", map[string]any{"message": "Which name?"})),
+		looptest.ReplyText("done"))
+	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
 	var (
 		mu     sync.Mutex
 		params []acp.CreateElicitationRequest
 	)
-	h.editor.OnRequest = func(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	h.Editor.OnRequest = func(ctx context.Context, method string, raw json.RawMessage) (any, error) {
 		if method != acp.MethodElicitationCreate {
 			return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: "no " + method}
 		}
@@ -37,12 +38,12 @@ func TestMCPElicitationReachesEditor(t *testing.T) {
 		mu.Unlock()
 		return map[string]any{"action": "accept", "content": map[string]any{"name": "Ada", "count": 3}}, nil
 	}
-	sid := h.newSessionWith(stdioMCP("t", "elicit"))
-	if stop := h.prompt(sid, "ask me"); stop != acp.StopEndTurn {
+	sid := newSessionWith(t, h, stdioMCP("t", "elicit"))
+	if stop := h.Prompt(sid, "ask me"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	h.model.checkAllUsed()
-	got, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_ask")
+	h.Model.CheckAllUsed()
+	got, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_ask")
 	if want := `result: {"action":"accept","content":{"count":3,"name":"Ada"}}`; got != want || isErr {
 		t.Errorf("tool result = %q (error %v), want %q", got, isErr, want)
 	}
@@ -63,27 +64,27 @@ func TestMCPElicitationReachesEditor(t *testing.T) {
 // An editor without elicitation.form gets no elicitation: the MCP server
 // is not offered the capability and its request is refused (-32601).
 func TestMCPElicitationNeedsEditorCapability(t *testing.T) {
-	h := newHarness(t, harnessOpts{},
-		streamBlocks("tool_use",
-			toolUse("toolu_caps", "mcp__t__caps", map[string]any{}),
-			toolUse("toolu_ask", "mcp__t__ask", map[string]any{"message": "Which name?"})),
-		replyText("done"))
-	h.editor.OnPermission = allow(acp.PermAllowOnce)
-	h.editor.OnRequest = func(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	h := looptest.NewHarness(t, looptest.Options{},
+		looptest.StreamBlocks("tool_use",
+			looptest.ToolUse("toolu_caps", "mcp__t__caps", map[string]any{}),
+			looptest.ToolUse("toolu_ask", "mcp__t__ask", map[string]any{"message": "Which name?"})),
+		looptest.ReplyText("done"))
+	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
+	h.Editor.OnRequest = func(ctx context.Context, method string, raw json.RawMessage) (any, error) {
 		return map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}, nil
 	}
-	sid := h.newSessionWith(stdioMCP("t", "elicit"))
-	if stop := h.prompt(sid, "ask me"); stop != acp.StopEndTurn {
+	sid := newSessionWith(t, h, stdioMCP("t", "elicit"))
+	if stop := h.Prompt(sid, "ask me"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	req := h.model.Requests()[1]
-	if got, _ := toolResultIn(t, req, "toolu_caps"); got != `{"roots":{}}` {
+	req := h.Model.Requests()[1]
+	if got, _ := looptest.ToolResult(t, req, "toolu_caps"); got != `{"roots":{}}` {
 		t.Errorf("the MCP server was offered %s, want roots only", got)
 	}
-	if got, _ := toolResultIn(t, req, "toolu_ask"); !strings.HasPrefix(got, `error: {"code":-32601,`) {
+	if got, _ := looptest.ToolResult(t, req, "toolu_ask"); !strings.HasPrefix(got, `error: {"code":-32601,`) {
 		t.Errorf("tool result = %q, want the elicitation refused with -32601", got)
 	}
-	for _, c := range h.editor.Calls() {
+	for _, c := range h.Editor.Calls() {
 		if c.Method == acp.MethodElicitationCreate {
 			t.Errorf("the editor got %s %s", c.Method, c.Params)
 		}

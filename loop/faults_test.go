@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
-	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/llm/anthropic"
-	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -24,47 +23,24 @@ import (
 // log reads back with the turn closed, and that the history is valid for
 // the next prompt, which must succeed.
 
-// faultHarness is newHarness with the provider's config chosen by the
-// test; the waits between retries are recorded instead of slept.
+// faultHarness is a looptest.Harness with the provider's config chosen by
+// the test; the waits between retries are recorded instead of slept.
 type faultHarness struct {
-	*harness
+	*looptest.Harness
 	mu     sync.Mutex
 	sleeps []time.Duration
 }
 
 func newFaultHarness(t *testing.T, pcfg anthropic.Config, mode string, script ...http.HandlerFunc) *faultHarness {
 	t.Helper()
-	ms := newModelServer(t, script...)
 	fh := &faultHarness{}
-	pcfg.BaseURL = ms.srv.URL
-	if pcfg.Model == "" {
-		pcfg.Model = "claude-test"
-	}
-	if pcfg.MaxRetries == 0 {
-		pcfg.MaxRetries = 2
-	}
-	prov, err := anthropic.New(pcfg,
-		anthropic.WithGetenv(func(k string) string {
-			if k == "ANTHROPIC_API_KEY" {
-				return "test-key"
-			}
-			return ""
-		}),
-		anthropic.WithSleep(func(ctx context.Context, d time.Duration) error {
-			fh.mu.Lock()
-			fh.sleeps = append(fh.sleeps, d)
-			fh.mu.Unlock()
-			return ctx.Err()
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := loop.Config{Provider: prov, Model: pcfg.Model, StateDir: t.TempDir(), DefaultMode: mode}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	fh.harness = &harness{t: t, model: ms, ctx: ctx, cwd: t.TempDir(), state: cfg.StateDir}
-	fh.editor = acptest.Start(t, loop.New(cfg))
-	fh.init = fh.editor.Initialize(ctx, acp.ClientCapabilities{})
+	recordSleep := anthropic.WithSleep(func(ctx context.Context, d time.Duration) error {
+		fh.mu.Lock()
+		fh.sleeps = append(fh.sleeps, d)
+		fh.mu.Unlock()
+		return ctx.Err()
+	})
+	fh.Harness = looptest.NewHarness(t, looptest.Options{Mode: mode, Anthropic: pcfg, AnthropicOptions: []anthropic.Option{recordSleep}}, script...)
 	return fh
 }
 
@@ -76,13 +52,13 @@ func (fh *faultHarness) Sleeps() []time.Duration {
 
 // promptWithin runs a prompt and fails the test if it does not end within
 // d: the editor must never hang.
-func (h *harness) promptWithin(sid, text string, d time.Duration) acp.StopReason {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(h.ctx, d)
+func promptWithin(t *testing.T, h *looptest.Harness, sid, text string, d time.Duration) acp.StopReason {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(h.Ctx, d)
 	defer cancel()
-	stop, err := h.editor.Prompt(ctx, sid, text)
+	stop, err := h.Editor.Prompt(ctx, sid, text)
 	if err != nil {
-		h.t.Fatalf("prompt %q: %v (within %s)", text, err, d)
+		t.Fatalf("prompt %q: %v (within %s)", text, err, d)
 	}
 	return stop
 }
@@ -90,15 +66,15 @@ func (h *harness) promptWithin(sid, text string, d time.Duration) acp.StopReason
 // messageStart, textStart and textDelta are SSE events of a partial answer.
 func messageStart(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
-	sseEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
+	looptest.SSEEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_f", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
 		"usage": map[string]any{"input_tokens": 10, "output_tokens": 1}}})
 }
 
 func partialText(w http.ResponseWriter, text string) {
 	messageStart(w)
-	sseEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-	sseEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
+	looptest.SSEEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+	looptest.SSEEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": text}})
 	w.(http.Flusher).Flush()
 }
 
@@ -134,12 +110,12 @@ func resetConn(text string) http.HandlerFunc {
 func malformedChunk(w http.ResponseWriter, r *http.Request) {
 	partialText(w, "Half an ans")
 	fmt.Fprint(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"wer\"\n\n")
-	sseEvent(w, "message_stop", map[string]any{"type": "message_stop"})
+	looptest.SSEEvent(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 
 func errorEventAfter200(w http.ResponseWriter, r *http.Request) {
 	partialText(w, "Partial answer")
-	sseEvent(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": "Internal server error"}})
+	looptest.SSEEvent(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": "api_error", "message": "Internal server error"}})
 }
 
 func httpError(status int, header map[string]string, errType, msg string) http.HandlerFunc {
@@ -183,7 +159,7 @@ func TestModelFaults(t *testing.T) {
 			script: times(3, stallBeforeHeaders),
 			want:   "nothing received for 200ms (gave up after 3 attempts)", kind: "timeout", stop: acp.StopEndTurn, requests: 3},
 		{name: "connection reset before the answer is retried",
-			script: []http.HandlerFunc{resetConn(""), replyText("Answer after a reset.")},
+			script: []http.HandlerFunc{resetConn(""), looptest.ReplyText("Answer after a reset.")},
 			stop:   acp.StopEndTurn, requests: 2},
 		{name: "connection reset on every attempt",
 			script: times(3, resetConn("")),
@@ -198,7 +174,7 @@ func TestModelFaults(t *testing.T) {
 			script: []http.HandlerFunc{errorEventAfter200},
 			want:   "Internal server error", kind: "server", stop: acp.StopEndTurn, requests: 1},
 		{name: "429 with retry-after is honoured",
-			script: []http.HandlerFunc{httpError(429, map[string]string{"retry-after": "3"}, "rate_limit_error", "Slow down"), replyText("Answer after waiting.")},
+			script: []http.HandlerFunc{httpError(429, map[string]string{"retry-after": "3"}, "rate_limit_error", "Slow down"), looptest.ReplyText("Answer after waiting.")},
 			stop:   acp.StopEndTurn, requests: 2,
 			check: func(t *testing.T, fh *faultHarness, _ []map[string]any) {
 				if s := fh.Sleeps(); len(s) != 1 || s[0] != 3*time.Second {
@@ -214,7 +190,7 @@ func TestModelFaults(t *testing.T) {
 				}
 			}},
 		{name: "500 is retried",
-			script: []http.HandlerFunc{httpError(500, nil, "api_error", "boom"), replyText("Answer after a 500.")},
+			script: []http.HandlerFunc{httpError(500, nil, "api_error", "boom"), looptest.ReplyText("Answer after a 500.")},
 			stop:   acp.StopEndTurn, requests: 2},
 		{name: "500 on every attempt",
 			script: times(3, httpError(500, nil, "api_error", "boom")),
@@ -224,7 +200,7 @@ func TestModelFaults(t *testing.T) {
 			want:   "overloaded and retries did not help", kind: "overloaded", stop: acp.StopEndTurn, requests: 3},
 		{name: "529 storm switches to the fallback model",
 			pcfg:   anthropic.Config{MaxRetries: 4, FallbackModel: "claude-fallback", FallbackAfter: 3},
-			script: append(times(3, overloaded), replyText("Answer from the fallback.")),
+			script: append(times(3, overloaded), looptest.ReplyText("Answer from the fallback.")),
 			stop:   acp.StopEndTurn, requests: 4,
 			check: func(t *testing.T, fh *faultHarness, reqs []map[string]any) {
 				var models []string
@@ -240,24 +216,24 @@ func TestModelFaults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			script := append(append([]http.HandlerFunc(nil), tt.script...), replyText("recovered"))
+			script := append(append([]http.HandlerFunc(nil), tt.script...), looptest.ReplyText("recovered"))
 			fh := newFaultHarness(t, tt.pcfg, "", script...)
-			sid := fh.newSession()
+			sid := fh.NewSession()
 			start := time.Now()
-			stop := fh.promptWithin(sid, "do something", 20*time.Second)
+			stop := promptWithin(t, fh.Harness, sid, "do something", 20*time.Second)
 			if stop != tt.stop {
 				t.Fatalf("stop = %q, want %q", stop, tt.stop)
 			}
 			t.Logf("the faulty turn ended in %s", time.Since(start).Round(time.Millisecond))
-			text := agentText(fh.editor.Updates(sid))
+			text := looptest.AgentText(fh.Editor.Updates(sid))
 			t.Logf("the user was told: %q", text)
 			if tt.want != "" && !strings.Contains(text, tt.want) {
 				t.Errorf("the user was told %q; want it to contain %q", text, tt.want)
 			}
-			if n := len(fh.model.Requests()); n != tt.requests {
+			if n := len(fh.Model.Requests()); n != tt.requests {
 				t.Errorf("%d model requests in the faulty turn, want %d", n, tt.requests)
 			}
-			events := checkLog(t, fh.state, sid, 1)
+			events := checkLog(t, fh.StateDir, sid, 1)
 			errs := logData(events, sessionlog.TypeModelError)
 			switch {
 			case tt.kind == "" && len(errs) > 0:
@@ -267,13 +243,13 @@ func TestModelFaults(t *testing.T) {
 			}
 
 			// The conversation goes on.
-			if stop := fh.promptWithin(sid, "and now?", 20*time.Second); stop != acp.StopEndTurn {
+			if stop := promptWithin(t, fh.Harness, sid, "and now?", 20*time.Second); stop != acp.StopEndTurn {
 				t.Fatalf("the next prompt ended %q", stop)
 			}
-			reqs := fh.model.Requests()
+			reqs := fh.Model.Requests()
 			checkHistory(t, reqs[len(reqs)-1])
-			checkLog(t, fh.state, sid, 2)
-			fh.model.checkAllUsed()
+			checkLog(t, fh.StateDir, sid, 2)
+			fh.Model.CheckAllUsed()
 			if tt.check != nil {
 				tt.check(t, fh, reqs)
 			}
@@ -285,12 +261,12 @@ func TestModelFaults(t *testing.T) {
 // `cancelled` at once, the partial answer stays in the history, and the
 // session goes on.
 func TestModelStallIsCancellable(t *testing.T) {
-	fh := newFaultHarness(t, anthropic.Config{}, "", stallAfter("Thinking about it"), replyText("recovered"))
-	sid := fh.newSession()
+	fh := newFaultHarness(t, anthropic.Config{}, "", stallAfter("Thinking about it"), looptest.ReplyText("recovered"))
+	sid := fh.NewSession()
 	done := make(chan acp.StopReason, 1)
-	go func() { done <- fh.promptWithin(sid, "go", 20*time.Second) }()
-	waitFor(t, func() bool { return strings.Contains(agentText(fh.editor.Updates(sid)), "Thinking about it") })
-	fh.editor.Notify(fh.ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
+	go func() { done <- promptWithin(t, fh.Harness, sid, "go", 20*time.Second) }()
+	waitFor(t, func() bool { return strings.Contains(looptest.AgentText(fh.Editor.Updates(sid)), "Thinking about it") })
+	fh.Editor.Notify(fh.Ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
 	select {
 	case stop := <-done:
 		if stop != acp.StopCancelled {
@@ -299,16 +275,16 @@ func TestModelStallIsCancellable(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the turn did not end within 5s of session/cancel")
 	}
-	events := checkLog(t, fh.state, sid, 1)
+	events := checkLog(t, fh.StateDir, sid, 1)
 	if ends := logData(events, sessionlog.TypeTurnEnd); ends[0]["stopReason"] != string(acp.StopCancelled) {
 		t.Errorf("turn/end = %v", ends)
 	}
-	if stop := fh.promptWithin(sid, "again", 20*time.Second); stop != acp.StopEndTurn {
+	if stop := promptWithin(t, fh.Harness, sid, "again", 20*time.Second); stop != acp.StopEndTurn {
 		t.Fatalf("the next prompt ended %q", stop)
 	}
-	reqs := fh.model.Requests()
+	reqs := fh.Model.Requests()
 	checkHistory(t, reqs[len(reqs)-1])
-	checkLog(t, fh.state, sid, 2)
+	checkLog(t, fh.StateDir, sid, 2)
 }
 
 // checkLog reads a session log back: it must parse without warnings and

@@ -16,6 +16,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks/builtin"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/sessionlog"
 	"github.com/google/go-cmp/cmp"
@@ -55,28 +56,28 @@ func TestBuiltinPermissionRuleDeniesRmRf(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.PermissionRules.Deny = []string{"Bash(rm -rf:*)"}
 	pipe, _ := withBuiltins(t, cfg)
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass},
-		streamBlocks("tool_use", toolUse("toolu_1", "Bash", map[string]any{"command": "rm -rf build"})),
-		replyText("I will not delete it."))
-	os.Mkdir(filepath.Join(h.cwd, "build"), 0o755)
-	h.editor.OnPermission = neverAsk(t)
-	sid := h.newSession()
-	h.prompt(sid, "clean up")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "rm -rf build"})),
+		looptest.ReplyText("I will not delete it."))
+	os.Mkdir(filepath.Join(h.Cwd, "build"), 0o755)
+	h.Editor.OnPermission = neverAsk(t)
+	sid := h.NewSession()
+	h.Prompt(sid, "clean up")
 
-	if _, err := os.Stat(filepath.Join(h.cwd, "build")); err != nil {
+	if _, err := os.Stat(filepath.Join(h.Cwd, "build")); err != nil {
 		t.Fatalf("the denied command ran: %v", err)
 	}
-	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if !isErr || !strings.Contains(text, "deny Bash(rm -rf:*)") {
 		t.Fatalf("tool_result = %q (error %v)", text, isErr)
 	}
 	// The editor sees the call fail with the rule.
-	last := lastUpdate(t, h.editor.Updates(sid), "toolu_1")
+	last := lastUpdate(t, h.Editor.Updates(sid), "toolu_1")
 	if last.Status != acp.ToolStatusFailed || !strings.Contains(updateText(last), "Denied by a PreToolUse hook") || !strings.Contains(updateText(last), "Bash(rm -rf:*)") {
 		t.Fatalf("final update = %+v", last)
 	}
 	// The session log holds the hook's decision and the verdict.
-	events := logEvents(t, h.state, sid, "")
+	events := logEvents(t, h.StateDir, sid, "")
 	decisions := hookResults(events, builtin.PermissionRules)
 	if len(decisions) != 1 || decisions[0]["permission"] != "deny" {
 		t.Fatalf("permission-rules decisions = %v", decisions)
@@ -90,17 +91,17 @@ func TestBuiltinPermissionRuleDeniesRmRf(t *testing.T) {
 func TestBuiltinInputSanitizeRedactsKeyBeforeTheToolRuns(t *testing.T) {
 	pipe, _ := withBuiltins(t, nil)
 	key := "sk-ant-api03-" + strings.Repeat("Xy7", 12)
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass},
-		streamBlocks("tool_use", toolUse("toolu_1", "Bash", map[string]any{"command": "echo key=" + key})),
-		replyText("done"))
-	sid := h.newSession()
-	h.prompt(sid, "print my key")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "echo key=" + key})),
+		looptest.ReplyText("done"))
+	sid := h.NewSession()
+	h.Prompt(sid, "print my key")
 
-	text, _ := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	text, _ := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if strings.Contains(text, key) || !strings.Contains(text, "[REDACTED:") {
 		t.Fatalf("the command ran with the key: %q", text)
 	}
-	ups := h.editor.Updates(sid)
+	ups := h.Editor.Updates(sid)
 	var shown json.RawMessage
 	for _, u := range toolUpdates(ups, "toolu_1") {
 		if u.RawInput != nil {
@@ -113,7 +114,7 @@ func TestBuiltinInputSanitizeRedactsKeyBeforeTheToolRuns(t *testing.T) {
 	if out := updateText(lastUpdate(t, ups, "toolu_1")); strings.Contains(out, key) {
 		t.Fatalf("the output shown holds the key: %q", out)
 	}
-	events := logEvents(t, h.state, sid, "")
+	events := logEvents(t, h.StateDir, sid, "")
 	decisions := hookResults(events, builtin.InputSanitize)
 	if len(decisions) != 1 || !strings.Contains(fmt.Sprint(decisions[0]["updatedInput"]), "[REDACTED:") {
 		t.Fatalf("input-sanitize decisions = %v", decisions)
@@ -129,30 +130,30 @@ func TestBuiltinBudgetStopsTheTurnAndTheNextOne(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.BudgetCheck.MaxTokens = 100 // the first response alone uses 120
 	pipe, _ := withBuiltins(t, cfg)
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass},
-		streamBlocks("tool_use", textBlock("Let me look."), bashEcho("toolu_1", "a"), bashEcho("toolu_2", "b")))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "work"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.Text("Let me look."), bashEcho("toolu_1", "a"), bashEcho("toolu_2", "b")))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "work"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	if n := len(h.model.Requests()); n != 1 {
+	if n := len(h.Model.Requests()); n != 1 {
 		t.Fatalf("%d model requests; the budget should have ended the turn after the first", n)
 	}
-	got := agentText(h.editor.Updates(sid))
+	got := looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.Contains(got, "120 tokens used of the 100 allowed") || !strings.Contains(got, "raise the limit") {
 		t.Fatalf("agent text = %q", got)
 	}
 	for _, id := range []string{"toolu_1"} {
-		if last := lastUpdate(t, h.editor.Updates(sid), id); last.Status != acp.ToolStatusFailed {
+		if last := lastUpdate(t, h.Editor.Updates(sid), id); last.Status != acp.ToolStatusFailed {
 			t.Fatalf("%s ran over budget: %+v", id, last)
 		}
 	}
 	// The next prompt ends before any model request.
-	h.prompt(sid, "more")
-	if n := len(h.model.Requests()); n != 1 {
+	h.Prompt(sid, "more")
+	if n := len(h.Model.Requests()); n != 1 {
 		t.Fatalf("%d model requests after the budget was used", n)
 	}
-	events := logEvents(t, h.state, sid, "")
+	events := logEvents(t, h.StateDir, sid, "")
 	stops := 0
 	for _, n := range logData(events, sessionlog.TypeNotice) {
 		if n["kind"] == "turnStopped" && strings.Contains(n["reason"].(string), "budgetCheck.maxTokens") {
@@ -178,33 +179,33 @@ func TestBudgetSurvivesLoad(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.BudgetCheck.MaxTokens = 100
 	pipe, _ := withBuiltins(t, cfg)
-	h := newHarness(t, harnessOpts{hooks: pipe}, replyText("that cost 120 tokens"))
-	sid := h.newSession()
-	h.prompt(sid, "one")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe}, looptest.ReplyText("that cost 120 tokens"))
+	sid := h.NewSession()
+	h.Prompt(sid, "one")
 
 	pipe2, _ := withBuiltins(t, cfg)
-	h2 := newHarness(t, harnessOpts{hooks: pipe2, cfg: func(c *loop.Config) { c.StateDir = h.state }})
-	if err := h2.editor.Call(h2.ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+	h2 := looptest.NewHarness(t, looptest.Options{Hooks: pipe2, Config: func(c *loop.Config) { c.StateDir = h.StateDir }})
+	if err := h2.Editor.Call(h2.Ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.Cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
 		t.Fatal(err)
 	}
-	h2.prompt(sid, "two")
-	if n := len(h2.model.Requests()); n != 0 {
+	h2.Prompt(sid, "two")
+	if n := len(h2.Model.Requests()); n != 0 {
 		t.Fatalf("%d requests: the restored session forgot its usage", n)
 	}
-	if got := agentText(h2.editor.Updates(sid)); !strings.Contains(got, "120 tokens used") {
+	if got := looptest.AgentText(h2.Editor.Updates(sid)); !strings.Contains(got, "120 tokens used") {
 		t.Fatalf("agent text = %q", got)
 	}
 }
 
 func TestUsageUpdateReportsCumulativeCost(t *testing.T) {
-	h := newHarness(t, harnessOpts{},
-		streamBlocksAs("claude-sonnet-4-5-20250929", 1000, "end_turn", textBlock("one")),
-		streamBlocksAs("claude-sonnet-4-5-20250929", 1000, "end_turn", textBlock("two")))
-	sid := h.newSession()
-	h.prompt(sid, "a")
-	h.prompt(sid, "b")
+	h := looptest.NewHarness(t, looptest.Options{},
+		looptest.Reply{Model: "claude-sonnet-4-5-20250929", InputTokens: 1000, Stop: "end_turn", Blocks: []looptest.Block{looptest.Text("one")}}.Handler(),
+		looptest.Reply{Model: "claude-sonnet-4-5-20250929", InputTokens: 1000, Stop: "end_turn", Blocks: []looptest.Block{looptest.Text("two")}}.Handler())
+	sid := h.NewSession()
+	h.Prompt(sid, "a")
+	h.Prompt(sid, "b")
 	var costs []acp.Cost
-	for _, u := range h.editor.Updates(sid) {
+	for _, u := range h.Editor.Updates(sid) {
 		if u, ok := u.(*acp.UsageUpdate); ok && u.Cost != nil {
 			costs = append(costs, *u.Cost)
 		}
@@ -220,11 +221,11 @@ func TestBuiltinAuditLogWritesALinePerExecution(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.AuditLog.File = filepath.Join(t.TempDir(), "audit.jsonl")
 	pipe, _ := withBuiltins(t, cfg)
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass},
-		streamBlocks("tool_use", bashEcho("toolu_1", "audited"), toolUse("toolu_2", "Read", map[string]any{"file_path": "/nonexistent/x"})),
-		replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "x")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "audited"), looptest.ToolUse("toolu_2", "Read", map[string]any{"file_path": "/nonexistent/x"})),
+		looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
 	data, err := os.ReadFile(cfg.AuditLog.File)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +246,7 @@ func TestBuiltinAuditLogWritesALinePerExecution(t *testing.T) {
 	}
 	// The session log shows the hook ran for both calls.
 	starts := 0
-	for _, s := range logData(logEvents(t, h.state, sid, ""), sessionlog.TypeHookStart) {
+	for _, s := range logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeHookStart) {
 		if s["hook"] == builtin.AuditLog {
 			starts++
 		}
@@ -254,7 +255,7 @@ func TestBuiltinAuditLogWritesALinePerExecution(t *testing.T) {
 		t.Fatalf("audit-log ran %d times", starts)
 	}
 	// The editor still sees the real outputs.
-	if !strings.Contains(updateText(lastUpdate(t, h.editor.Updates(sid), "toolu_1")), "audited") {
+	if !strings.Contains(updateText(lastUpdate(t, h.Editor.Updates(sid), "toolu_1")), "audited") {
 		t.Fatal("the audited call's output is missing")
 	}
 }
@@ -282,20 +283,20 @@ func TestBuiltinResultCompressCutsA1MBOutput(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.ResultCompress.MaxTokens = 2000
 	pipe, _ := withBuiltins(t, cfg)
-	h := newHarness(t, harnessOpts{hooks: pipe, cfg: func(c *loop.Config) { c.Tools = append(tools.Builtin(), bigTool{}) }},
-		streamBlocks("tool_use", toolUse("toolu_big", "Big", map[string]any{})),
-		replyText("That was long."))
-	sid := h.newSession()
-	h.prompt(sid, "print a lot")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Config: func(c *loop.Config) { c.Tools = append(tools.Builtin(), bigTool{}) }},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_big", "Big", map[string]any{})),
+		looptest.ReplyText("That was long."))
+	sid := h.NewSession()
+	h.Prompt(sid, "print a lot")
 
-	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_big")
+	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_big")
 	if isErr || len(text) > 9000 || !strings.Contains(text, "result-compress cut") || !strings.HasPrefix(text, "line 0000000") || !strings.Contains(text, "-byte output") {
 		t.Fatalf("the model got %d bytes (error %v): %.300q", len(text), isErr, text)
 	}
-	if shown := updateText(lastUpdate(t, h.editor.Updates(sid), "toolu_big")); shown != text {
+	if shown := updateText(lastUpdate(t, h.Editor.Updates(sid), "toolu_big")); shown != text {
 		t.Fatalf("the editor was shown %d bytes, the model %d", len(shown), len(text))
 	}
-	events := logEvents(t, h.state, sid, "")
+	events := logEvents(t, h.StateDir, sid, "")
 	results := logData(events, sessionlog.TypeToolResult)
 	if len(results) != 1 || results[0]["output"] != text || results[0]["resultFrom"] != "PostToolUse" {
 		t.Fatalf("tool/result = %.300v", results)
@@ -307,26 +308,26 @@ func TestBuiltinResultCompressCutsA1MBOutput(t *testing.T) {
 
 func TestBuiltinContextMonitorWarnsThenRequestsCompaction(t *testing.T) {
 	pipe, _ := withBuiltins(t, nil)
-	h := newHarness(t, harnessOpts{hooks: pipe},
-		streamBlocksAs("claude-test", 124000, "end_turn", textBlock("Answer one.")),
-		streamBlocksAs("claude-test", 150000, "end_turn", textBlock("Answer two.")),
-		replyText("SUMMARY of one and two"))
-	sid := h.newSession()
-	h.prompt(sid, "one")
-	got := agentText(h.editor.Updates(sid))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe},
+		looptest.Reply{InputTokens: 124000, Stop: "end_turn", Blocks: []looptest.Block{looptest.Text("Answer one.")}}.Handler(),
+		looptest.Reply{InputTokens: 150000, Stop: "end_turn", Blocks: []looptest.Block{looptest.Text("Answer two.")}}.Handler(),
+		looptest.ReplyText("SUMMARY of one and two"))
+	sid := h.NewSession()
+	h.Prompt(sid, "one")
+	got := looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.HasPrefix(got, "Answer one.") || !strings.Contains(got, "fills 62% of the model's context window (124,020 of 200,000 tokens)") {
 		t.Fatalf("after the first answer: %q", got)
 	}
-	h.prompt(sid, "two")
-	got = agentText(h.editor.Updates(sid))
+	h.Prompt(sid, "two")
+	got = looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.Contains(got, "fills 75%") || !strings.Contains(got, "compacts the conversation when this turn ends") || !strings.Contains(got, "Compacted the conversation") {
 		t.Fatalf("after the second answer: %q", got)
 	}
 	// The compaction ran at the end of the turn, with the history as input.
-	if reqs := h.model.Requests(); len(reqs) != 3 {
+	if reqs := h.Model.Requests(); len(reqs) != 3 {
 		t.Fatalf("%d model requests, want 3 (two answers and the automatic compaction)", len(reqs))
 	}
-	events := logEvents(t, h.state, sid, "")
+	events := logEvents(t, h.StateDir, sid, "")
 	var texts []string
 	for _, d := range logData(events, sessionlog.TypeAgentText) {
 		texts = append(texts, d["text"].(string))
@@ -353,13 +354,13 @@ func TestBuiltinTodoEnforcerRefusesTheStopOnce(t *testing.T) {
 		{"content": "Fix the bug", "status": "completed"},
 		{"content": "Run the tests", "status": "pending"},
 	}
-	h := newHarness(t, harnessOpts{hooks: pipe},
-		streamBlocks("tool_use", toolUse("toolu_1", "TodoWrite", map[string]any{"todos": todos})),
-		replyText("All done."),
-		replyText("Really done now."))
-	sid := h.newSession()
-	h.prompt(sid, "fix it")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "TodoWrite", map[string]any{"todos": todos})),
+		looptest.ReplyText("All done."),
+		looptest.ReplyText("Really done now."))
+	sid := h.NewSession()
+	h.Prompt(sid, "fix it")
+	reqs := h.Model.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3 (one refused stop)", len(reqs))
 	}
@@ -367,7 +368,7 @@ func TestBuiltinTodoEnforcerRefusesTheStopOnce(t *testing.T) {
 	if !strings.Contains(string(third), `- [pending] Run the tests`) || strings.Contains(string(third), "[completed]") {
 		t.Fatalf("the reminder did not list the open item: %s", third)
 	}
-	steering := logData(logEvents(t, h.state, sid, ""), sessionlog.TypeSteering)
+	steering := logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeSteering)
 	if len(steering) != 1 || !strings.Contains(steering[0]["reason"].(string), "Run the tests") {
 		t.Fatalf("steering = %v", steering)
 	}
@@ -375,17 +376,17 @@ func TestBuiltinTodoEnforcerRefusesTheStopOnce(t *testing.T) {
 
 func TestBuiltinMetricsShowInStatus(t *testing.T) {
 	pipe, set := withBuiltins(t, nil)
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass, cfg: func(c *loop.Config) { c.Status = set.Status }},
-		streamBlocks("tool_use", bashEcho("toolu_1", "a"), bashEcho("toolu_2", "b"), toolUse("toolu_3", "Read", map[string]any{"file_path": "/nonexistent"})),
-		replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "x")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass, Config: func(c *loop.Config) { c.Status = set.Status }},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a"), bashEcho("toolu_2", "b"), looptest.ToolUse("toolu_3", "Read", map[string]any{"file_path": "/nonexistent"})),
+		looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
 	snap := set.Metrics.Snapshot(sid)
 	if len(snap) != 2 || snap[0].Tool != "Bash" || snap[0].Calls != 2 || snap[1].Tool != "Read" || snap[1].Failures != 1 {
 		t.Fatalf("metrics = %+v", snap)
 	}
-	h.prompt(sid, "/status")
-	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "- Bash: 2, 0 failed") || !strings.Contains(got, "- Read: 1, 1 failed") {
+	h.Prompt(sid, "/status")
+	if got := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(got, "- Bash: 2, 0 failed") || !strings.Contains(got, "- Read: 1, 1 failed") {
 		t.Fatalf("/status = %q", got)
 	}
 }
@@ -428,12 +429,12 @@ func TestSeamsRunInOrderThroughATurn(t *testing.T) {
 	for _, ev := range allEvents {
 		pipe.Register(ev, s.hook("spy", nil), hooks.RegisterOptions{})
 	}
-	h := newHarness(t, harnessOpts{hooks: pipe},
-		streamBlocks("tool_use", bashEcho("toolu_1", "a")),
-		replyText("done"))
-	h.editor.OnPermission = allow(acp.PermAllowOnce)
-	sid := h.newSession()
-	h.prompt(sid, "x")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")),
+		looptest.ReplyText("done"))
+	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
 	want := []string{
 		"SessionStart", "UserPromptSubmit",
 		"LoopStart#0", "PrepareRequest#0", "LLMRequest#0", "LLMResponse#0", "ProcessToolCalls#0",
@@ -445,7 +446,7 @@ func TestSeamsRunInOrderThroughATurn(t *testing.T) {
 		t.Fatalf("seams (-want +got):\n%s", diff)
 	}
 	// Every run is in the session log, start then result.
-	events := logEvents(t, h.state, sid, "")
+	events := logEvents(t, h.StateDir, sid, "")
 	if n, m := len(logData(events, sessionlog.TypeHookStart)), len(logData(events, sessionlog.TypeHookResult)); n != len(want) || m != len(want) {
 		t.Fatalf("hook/start %d, hook/result %d; want %d each", n, m, len(want))
 	}
@@ -466,11 +467,11 @@ func TestPrepareRequestChangesOneRequest(t *testing.T) {
 		}
 		return hooks.Decision{System: []string{"Answer in one word."}, Tools: read}
 	}), hooks.RegisterOptions{})
-	h := newHarness(t, harnessOpts{hooks: pipe}, replyText("Yes."), replyText("A longer answer."))
-	sid := h.newSession()
-	h.prompt(sid, "one")
-	h.prompt(sid, "two")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe}, looptest.ReplyText("Yes."), looptest.ReplyText("A longer answer."))
+	sid := h.NewSession()
+	h.Prompt(sid, "one")
+	h.Prompt(sid, "two")
+	reqs := h.Model.Requests()
 	sys, _ := json.Marshal(reqs[0]["system"])
 	if !strings.Contains(string(sys), "Answer in one word.") || strings.Contains(string(sys), "You are cordis") {
 		t.Fatalf("first system = %s", sys)
@@ -482,7 +483,7 @@ func TestPrepareRequestChangesOneRequest(t *testing.T) {
 	if !strings.Contains(string(sys2), "You are cordis") || len(reqs[1]["tools"].([]any)) < 5 {
 		t.Fatalf("the second turn was changed too: %s", sys2)
 	}
-	if got := logData(logEvents(t, h.state, sid, ""), sessionlog.TypeModelRequest); fmt.Sprint(got[0]["tools"]) != "[Read]" {
+	if got := logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeModelRequest); fmt.Sprint(got[0]["tools"]) != "[Read]" {
 		t.Fatalf("model/request logged %v", got[0]["tools"])
 	}
 }
@@ -497,29 +498,29 @@ func TestProcessToolCallsSuppliesResults(t *testing.T) {
 		return hooks.Decision{ToolResults: []hooks.ToolResult{{ToolUseID: "toolu_1", Output: "mocked: nothing deleted"}}}
 	}), hooks.RegisterOptions{})
 	pipe.Register(hooks.PreToolUse, s.hook("spy", nil), hooks.RegisterOptions{})
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass},
-		streamBlocks("tool_use", toolUse("toolu_1", "Bash", map[string]any{"command": "touch deleted-marker"}), bashEcho("toolu_2", "real")),
-		replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "x")
-	if _, err := os.Stat(filepath.Join(h.cwd, "deleted-marker")); err == nil {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "touch deleted-marker"}), bashEcho("toolu_2", "real")),
+		looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
+	if _, err := os.Stat(filepath.Join(h.Cwd, "deleted-marker")); err == nil {
 		t.Fatal("the supplied call ran")
 	}
-	req := h.model.Requests()[1]
-	if text, isErr := toolResultIn(t, req, "toolu_1"); text != "mocked: nothing deleted" || isErr {
+	req := h.Model.Requests()[1]
+	if text, isErr := looptest.ToolResult(t, req, "toolu_1"); text != "mocked: nothing deleted" || isErr {
 		t.Fatalf("toolu_1 = %q (%v)", text, isErr)
 	}
-	if text, _ := toolResultIn(t, req, "toolu_2"); !strings.Contains(text, "real") {
+	if text, _ := looptest.ToolResult(t, req, "toolu_2"); !strings.Contains(text, "real") {
 		t.Fatalf("toolu_2 = %q", text)
 	}
 	if fmt.Sprint(s.calls) != "[ProcessToolCalls#0 PreToolUse toolu_2]" {
 		t.Fatalf("seams = %v", s.calls)
 	}
-	last := lastUpdate(t, h.editor.Updates(sid), "toolu_1")
+	last := lastUpdate(t, h.Editor.Updates(sid), "toolu_1")
 	if last.Status != acp.ToolStatusCompleted || updateText(last) != "mocked: nothing deleted" {
 		t.Fatalf("toolu_1 shown as %+v", last)
 	}
-	results := logData(logEvents(t, h.state, sid, ""), sessionlog.TypeToolResult)
+	results := logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeToolResult)
 	if results[0]["toolCallId"] != "toolu_1" || results[0]["resultFrom"] != "ProcessToolCalls" {
 		t.Fatalf("tool/result = %v", results[0])
 	}
@@ -532,17 +533,17 @@ func TestPanickingHookDoesNotBreakTheTurn(t *testing.T) {
 		m[in.ToolName] = true // panics: nil map
 		return hooks.Decision{Permission: hooks.Deny}, nil
 	}), hooks.RegisterOptions{Priority: 15})
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass},
-		streamBlocks("tool_use", bashEcho("toolu_1", "survived")),
-		replyText("ok"))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "survived")),
+		looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "x"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	if text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1"); isErr || !strings.Contains(text, "survived") {
+	if text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1"); isErr || !strings.Contains(text, "survived") {
 		t.Fatalf("result = %q (%v)", text, isErr)
 	}
-	errs := logData(logEvents(t, h.state, sid, ""), sessionlog.TypeHookError)
+	errs := logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeHookError)
 	if len(errs) != 1 || errs[0]["hook"] != "buggy" || errs[0]["panic"] != true {
 		t.Fatalf("hook/error = %v", errs)
 	}
@@ -554,13 +555,13 @@ func TestSubagentSeamsRecordIntoTheSubagentLog(t *testing.T) {
 	for _, ev := range allEvents {
 		pipe.Register(ev, s.hook("spy", nil), hooks.RegisterOptions{})
 	}
-	h := newHarness(t, harnessOpts{hooks: pipe},
-		streamBlocks("tool_use", toolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
-		replyText("found it"),
-		replyText("The subagent found it."))
-	h.editor.OnPermission = allow(acp.PermAllowOnce)
-	sid := h.newSession()
-	h.prompt(sid, "x")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
+		looptest.ReplyText("found it"),
+		looptest.ReplyText("The subagent found it."))
+	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
 	agentEvents := func(events []sessionlog.Event) []string {
 		var out []string
 		for _, d := range logData(events, sessionlog.TypeHookStart) {
@@ -568,13 +569,13 @@ func TestSubagentSeamsRecordIntoTheSubagentLog(t *testing.T) {
 		}
 		return out
 	}
-	child := agentEvents(logEvents(t, h.state, sid, "agent-toolu_task"))
+	child := agentEvents(logEvents(t, h.StateDir, sid, "agent-toolu_task"))
 	want := []string{"SubagentStart agent-toolu_task", "LoopStart agent-toolu_task", "PrepareRequest agent-toolu_task", "LLMRequest agent-toolu_task",
 		"LLMResponse agent-toolu_task", "LoopEnd agent-toolu_task", "SubagentStop agent-toolu_task"}
 	if diff := cmp.Diff(want, child); diff != "" {
 		t.Fatalf("subagent log hook runs (-want +got):\n%s", diff)
 	}
-	for _, e := range agentEvents(logEvents(t, h.state, sid, "")) {
+	for _, e := range agentEvents(logEvents(t, h.StateDir, sid, "")) {
 		if strings.Contains(e, "agent-") {
 			t.Fatalf("the main log has a subagent hook run: %s", e)
 		}

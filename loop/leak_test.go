@@ -9,6 +9,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // Cancelling a turn in the middle of a model stream and in the middle of a
@@ -17,17 +18,17 @@ func TestCancelLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	stall := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sseEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "m", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
+		looptest.SSEEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "m", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}
-	sleeper := streamBlocks("tool_use", toolUse("toolu_s", "Bash", map[string]any{"command": "sleep 30"}))
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass}, stall, sleeper)
-	sid := h.newSession()
+	sleeper := looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_s", "Bash", map[string]any{"command": "sleep 30"}))
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass}, stall, sleeper)
+	sid := h.NewSession()
 	for i, wait := range []func() bool{
-		func() bool { return len(h.model.Requests()) == 1 },
+		func() bool { return len(h.Model.Requests()) == 1 },
 		func() bool {
-			for _, u := range toolUpdates(h.editor.Updates(sid), "toolu_s") {
+			for _, u := range toolUpdates(h.Editor.Updates(sid), "toolu_s") {
 				if u.Status == acp.ToolStatusInProgress {
 					return true
 				}
@@ -36,15 +37,15 @@ func TestCancelLeavesNoGoroutines(t *testing.T) {
 		},
 	} {
 		done := make(chan acp.StopReason, 1)
-		go func() { stop, _ := h.editor.Prompt(h.ctx, sid, "go"); done <- stop }()
+		go func() { stop, _ := h.Editor.Prompt(h.Ctx, sid, "go"); done <- stop }()
 		waitFor(t, wait)
-		h.editor.Notify(h.ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
+		h.Editor.Notify(h.Ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
 		if stop := <-done; stop != acp.StopCancelled {
 			t.Fatalf("cancel %d: stop = %q", i, stop)
 		}
 	}
-	h.editor.Close()
-	h.model.srv.Close()
+	h.Editor.Close()
+	h.Model.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {

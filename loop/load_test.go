@@ -23,6 +23,7 @@ import (
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/sessionlog"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -98,18 +99,18 @@ func (m *toolModel) serve(w http.ResponseWriter, r *http.Request) {
 	id := func() string { return fmt.Sprintf("toolu_%d", m.ids.Add(1)) }
 	switch step {
 	case 0:
-		streamBlocks("tool_use", textBlock("Writing "+file+"."),
-			toolUse(id(), "Write", map[string]any{"file_path": file, "content": "draft for turn " + turn + "\n"}),
-			toolUse(id(), "Glob", map[string]any{"pattern": "*.txt"}))(w, r)
+		looptest.StreamBlocks("tool_use", looptest.Text("Writing "+file+"."),
+			looptest.ToolUse(id(), "Write", map[string]any{"file_path": file, "content": "draft for turn " + turn + "\n"}),
+			looptest.ToolUse(id(), "Glob", map[string]any{"pattern": "*.txt"}))(w, r)
 	case 1:
-		streamBlocks("tool_use", toolUse(id(), "Edit", map[string]any{"file_path": file, "old_string": "draft", "new_string": "final"}))(w, r)
+		looptest.StreamBlocks("tool_use", looptest.ToolUse(id(), "Edit", map[string]any{"file_path": file, "old_string": "draft", "new_string": "final"}))(w, r)
 	case 2:
-		streamBlocks("tool_use",
-			toolUse(id(), "Bash", map[string]any{"command": "cat " + file + " && echo done-" + turn}),
-			toolUse(id(), "Read", map[string]any{"file_path": file}),
-			toolUse(id(), "Grep", map[string]any{"pattern": "final", "output_mode": "content"}))(w, r)
+		looptest.StreamBlocks("tool_use",
+			looptest.ToolUse(id(), "Bash", map[string]any{"command": "cat " + file + " && echo done-" + turn}),
+			looptest.ToolUse(id(), "Read", map[string]any{"file_path": file}),
+			looptest.ToolUse(id(), "Grep", map[string]any{"pattern": "final", "output_mode": "content"}))(w, r)
 	default:
-		replyText("Turn "+turn+" is done.")(w, r)
+		looptest.ReplyText("Turn "+turn+" is done.")(w, r)
 	}
 }
 
@@ -117,17 +118,7 @@ func (m *toolModel) serve(w http.ResponseWriter, r *http.Request) {
 const toolCallsPerTurn = 6
 
 func toolModelProvider(t testing.TB, m *toolModel) *anthropic.Provider {
-	prov, err := anthropic.New(anthropic.Config{BaseURL: m.srv.URL, Model: "claude-test", MaxRetries: -1},
-		anthropic.WithGetenv(func(k string) string {
-			if k == "ANTHROPIC_API_KEY" {
-				return "test-key"
-			}
-			return ""
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prov
+	return looptest.AnthropicProvider(t, anthropic.Config{BaseURL: m.srv.URL, Model: "claude-test", MaxRetries: -1})
 }
 
 // 20 sessions of one agent, on one connection, run turns with tool calls
@@ -137,26 +128,24 @@ func toolModelProvider(t testing.TB, m *toolModel) *anthropic.Provider {
 func TestConcurrentSessionsWithTools(t *testing.T) {
 	model := newToolModel(t)
 	state := t.TempDir()
-	h := &harness{t: t, state: state}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	h.ctx = ctx
-	h.editor = acptest.Start(t, loop.New(loop.Config{Provider: toolModelProvider(t, model), Model: "claude-test", StateDir: state}))
+	editor := acptest.Start(t, loop.New(loop.Config{Provider: toolModelProvider(t, model), Model: "claude-test", StateDir: state}))
 	var asked atomic.Int64
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		asked.Add(1)
-		return allow(acp.PermAllowOnce)(ctx, p)
+		return looptest.Allow(acp.PermAllowOnce)(ctx, p)
 	}
-	h.editor.Initialize(ctx, acp.ClientCapabilities{})
+	editor.Initialize(ctx, acp.ClientCapabilities{})
 
 	n, turns := *loadClients, *loadTurns
 	type sess struct{ id, cwd string }
 	sessions := make([]sess, n)
 	for i := range sessions {
 		cwd, _ := filepath.EvalSymlinks(t.TempDir())
-		sessions[i] = sess{h.editor.NewSession(ctx, cwd).SessionID, cwd}
+		sessions[i] = sess{editor.NewSession(ctx, cwd).SessionID, cwd}
 		if i%2 == 0 {
-			if err := h.editor.Call(ctx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: sessions[i].id, ModeID: loop.ModeBypass}, nil); err != nil {
+			if err := editor.Call(ctx, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: sessions[i].id, ModeID: loop.ModeBypass}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -166,7 +155,7 @@ func TestConcurrentSessionsWithTools(t *testing.T) {
 	for _, s := range sessions {
 		wg.Go(func() {
 			for k := range turns {
-				stop, err := h.editor.Prompt(ctx, s.id, fmt.Sprintf("Please do turn %d", k))
+				stop, err := editor.Prompt(ctx, s.id, fmt.Sprintf("Please do turn %d", k))
 				if err != nil || stop != acp.StopEndTurn {
 					t.Errorf("session %s turn %d: %q, %v", s.id, k, stop, err)
 					return
@@ -186,7 +175,7 @@ func TestConcurrentSessionsWithTools(t *testing.T) {
 	}
 	for _, s := range sessions {
 		completed := 0
-		for _, u := range h.editor.Updates(s.id) {
+		for _, u := range editor.Updates(s.id) {
 			if c, ok := u.(*acp.ToolCallUpdate); ok && c.Status == acp.ToolStatusCompleted {
 				completed++
 			}

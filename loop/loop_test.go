@@ -18,17 +18,18 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
 func TestTextTurnStreamsAndReportsUsage(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("Hello from the model."))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "hi"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("Hello from the model."))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "hi"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	ups := h.editor.Updates(sid)
-	if got := agentText(ups); got != "Hello from the model." {
+	ups := h.Editor.Updates(sid)
+	if got := looptest.AgentText(ups); got != "Hello from the model." {
 		t.Fatalf("agent text = %q", got)
 	}
 	chunks := 0
@@ -47,23 +48,23 @@ func TestTextTurnStreamsAndReportsUsage(t *testing.T) {
 	if usage == nil || usage.Used != 120 || usage.Size != 200000 {
 		t.Errorf("usage_update = %+v, want used 120 of 200000", usage)
 	}
-	req := h.model.Requests()[0]
+	req := h.Model.Requests()[0]
 	if req["model"] != "claude-test" || req["stream"] != true {
 		t.Errorf("request model/stream = %v/%v", req["model"], req["stream"])
 	}
-	h.model.checkAllUsed()
+	h.Model.CheckAllUsed()
 }
 
 func TestProjectInstructionsInSystemPromptInOrder(t *testing.T) {
 	// The built-in context-injector reads them (cordis runs it by default).
 	pipe, _ := withBuiltins(t, nil)
-	h := newHarness(t, harnessOpts{hooks: pipe}, replyText("ok"), replyText("ok again"))
-	os.WriteFile(filepath.Join(h.cwd, "CLAUDE.md"), []byte("claude rules"), 0o644)
-	os.WriteFile(filepath.Join(h.cwd, "AGENTS.md"), []byte("agents rules"), 0o644)
-	sid := h.newSession()
-	h.prompt(sid, "one")
-	h.prompt(sid, "two")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe}, looptest.ReplyText("ok"), looptest.ReplyText("ok again"))
+	os.WriteFile(filepath.Join(h.Cwd, "CLAUDE.md"), []byte("claude rules"), 0o644)
+	os.WriteFile(filepath.Join(h.Cwd, "AGENTS.md"), []byte("agents rules"), 0o644)
+	sid := h.NewSession()
+	h.Prompt(sid, "one")
+	h.Prompt(sid, "two")
+	reqs := h.Model.Requests()
 	sys1, _ := json.Marshal(reqs[0]["system"])
 	sys2, _ := json.Marshal(reqs[1]["system"])
 	a, c := strings.Index(string(sys1), "agents rules"), strings.Index(string(sys1), "claude rules")
@@ -79,27 +80,27 @@ func TestProjectInstructionsInSystemPromptInOrder(t *testing.T) {
 	}
 }
 
-func bashEcho(id, text string) map[string]any {
-	return toolUse(id, "Bash", map[string]any{"command": "echo " + text})
+func bashEcho(id, text string) looptest.Block {
+	return looptest.ToolUse(id, "Bash", map[string]any{"command": "echo " + text})
 }
 
 func TestToolCallApprovedRunsAndFeedsResultBack(t *testing.T) {
-	h := newHarness(t, harnessOpts{},
-		streamBlocks("tool_use", textBlock("Running it."), bashEcho("toolu_1", "hi-there")),
-		replyText("Done."))
+	h := looptest.NewHarness(t, looptest.Options{},
+		looptest.StreamBlocks("tool_use", looptest.Text("Running it."), bashEcho("toolu_1", "hi-there")),
+		looptest.ReplyText("Done."))
 	var asked []*acp.RequestPermissionRequest
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		asked = append(asked, p)
-		return allow(acp.PermAllowOnce)(ctx, p)
+		return looptest.Allow(acp.PermAllowOnce)(ctx, p)
 	}
-	sid := h.newSession()
-	if stop := h.prompt(sid, "run echo"); stop != acp.StopEndTurn {
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "run echo"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
 	if len(asked) != 1 || asked[0].ToolCall.ToolCallID != "toolu_1" || len(asked[0].Options) != 4 {
 		t.Fatalf("permission requests = %+v", asked)
 	}
-	ups := h.editor.Updates(sid)
+	ups := h.Editor.Updates(sid)
 	var call *acp.ToolCall
 	for _, u := range ups {
 		if c, ok := u.(*acp.ToolCall); ok {
@@ -118,49 +119,49 @@ func TestToolCallApprovedRunsAndFeedsResultBack(t *testing.T) {
 	if fmt.Sprint(statuses) != "[in_progress completed]" {
 		t.Fatalf("statuses = %v", statuses)
 	}
-	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if isErr || !strings.Contains(text, "hi-there") {
 		t.Fatalf("tool_result = %q (error %v)", text, isErr)
 	}
 }
 
 func TestToolCallRejectedIsAnErrorResultAndAlwaysIsRemembered(t *testing.T) {
-	h := newHarness(t, harnessOpts{},
-		streamBlocks("tool_use", bashEcho("toolu_1", "a")),
-		streamBlocks("tool_use", bashEcho("toolu_2", "b")),
-		replyText("Understood."))
+	h := looptest.NewHarness(t, looptest.Options{},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")),
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_2", "b")),
+		looptest.ReplyText("Understood."))
 	n := 0
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		n++
-		return allow(acp.PermRejectAlways)(ctx, p)
+		return looptest.Allow(acp.PermRejectAlways)(ctx, p)
 	}
-	sid := h.newSession()
-	h.prompt(sid, "x")
-	reqs := h.model.Requests()
-	text, isErr := toolResultIn(t, reqs[1], "toolu_1")
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
+	reqs := h.Model.Requests()
+	text, isErr := looptest.ToolResult(t, reqs[1], "toolu_1")
 	if !isErr || !strings.Contains(text, "rejected") {
 		t.Fatalf("tool_result = %q (error %v)", text, isErr)
 	}
-	if _, isErr := toolResultIn(t, reqs[2], "toolu_2"); !isErr {
+	if _, isErr := looptest.ToolResult(t, reqs[2], "toolu_2"); !isErr {
 		t.Fatal("second Bash call ran after reject_always")
 	}
 	if n != 1 {
 		t.Fatalf("asked %d times, want 1 (reject_always remembered)", n)
 	}
-	last := toolUpdates(h.editor.Updates(sid), "toolu_1")
+	last := toolUpdates(h.Editor.Updates(sid), "toolu_1")
 	if last[len(last)-1].Status != acp.ToolStatusFailed {
 		t.Fatalf("rejected call status = %q, want failed", last[len(last)-1].Status)
 	}
 }
 
 func TestPermissionRequestFailureDenies(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
-	h.editor.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("ok"))
+	h.Editor.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		return nil, errors.New("editor exploded")
 	}
-	sid := h.newSession()
-	h.prompt(sid, "x")
-	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
+	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if !isErr || !strings.Contains(text, "not run") {
 		t.Fatalf("tool_result = %q (error %v), want a denial", text, isErr)
 	}
@@ -178,21 +179,21 @@ func TestPreToolUseDenyAndAllow(t *testing.T) {
 		}
 		return hooks.Decision{Permission: hooks.Allow}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams},
-		streamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "fine")),
-		replyText("ok"))
-	h.editor.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "fine")),
+		looptest.ReplyText("ok"))
+	h.Editor.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		t.Error("asked the editor although a hook decided")
 		return nil, errors.New("unexpected")
 	}
-	sid := h.newSession()
-	h.prompt(sid, "x")
-	req := h.model.Requests()[1]
-	text, isErr := toolResultIn(t, req, "toolu_1")
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
+	req := h.Model.Requests()[1]
+	text, isErr := looptest.ToolResult(t, req, "toolu_1")
 	if !isErr || !strings.Contains(text, "no forbidden things") {
 		t.Fatalf("denied result = %q (error %v)", text, isErr)
 	}
-	text, isErr = toolResultIn(t, req, "toolu_2")
+	text, isErr = looptest.ToolResult(t, req, "toolu_2")
 	if isErr || !strings.Contains(text, "fine") {
 		t.Fatalf("allowed result = %q (error %v)", text, isErr)
 	}
@@ -205,25 +206,25 @@ func TestPreToolUseAskForcesQuestionInBypassMode(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("ok"))
 	asked := 0
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		asked++
 		if len(p.ToolCall.Content) == 0 || !strings.Contains(p.ToolCall.Content[0].Content.Text, "this touches production") {
 			t.Errorf("the hook's reason is not shown first in the permission request: %+v", p.ToolCall.Content)
 		}
-		return allow(acp.PermAllowOnce)(ctx, p)
+		return looptest.Allow(acp.PermAllowOnce)(ctx, p)
 	}
-	h.prompt(h.newSession(), "x")
+	h.Prompt(h.NewSession(), "x")
 	if asked != 1 {
 		t.Fatalf("asked %d times, want 1: a hook's ask is honoured, not downgraded", asked)
 	}
 }
 
 func TestPlanModeRefusesWritingTools(t *testing.T) {
-	h := newHarness(t, harnessOpts{mode: loop.ModePlan}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
-	h.prompt(h.newSession(), "x")
-	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModePlan}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("ok"))
+	h.Prompt(h.NewSession(), "x")
+	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if !isErr || !strings.Contains(text, "Plan mode") {
 		t.Fatalf("result = %q", text)
 	}
@@ -241,15 +242,15 @@ func TestStopHookBlockContinuesOnceWithSteering(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, replyText("All done."), replyText("Tests pass."))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "fix it"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams}, looptest.ReplyText("All done."), looptest.ReplyText("Tests pass."))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "fix it"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
 	if fmt.Sprint(stops) != "[false true]" {
 		t.Fatalf("stop_hook_active sequence = %v", stops)
 	}
-	second, _ := json.Marshal(h.model.Requests()[1]["messages"])
+	second, _ := json.Marshal(h.Model.Requests()[1]["messages"])
 	if !strings.Contains(string(second), "run the tests first") {
 		t.Fatalf("the block reason did not reach the model: %s", second)
 	}
@@ -264,18 +265,18 @@ func TestStopHookThatAlwaysBlocksIsCapped(t *testing.T) {
 	})
 	script := []http.HandlerFunc{}
 	for range 4 {
-		script = append(script, replyText("again"))
+		script = append(script, looptest.ReplyText("again"))
 	}
-	h := newHarness(t, harnessOpts{hooks: seams, cfg: func(c *loop.Config) { c.MaxStopBlocks = 3 }}, script...)
-	sid := h.newSession()
-	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Config: func(c *loop.Config) { c.MaxStopBlocks = 3 }}, script...)
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "x"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	if n := len(h.model.Requests()); n != 4 {
+	if n := len(h.Model.Requests()); n != 4 {
 		t.Fatalf("%d model requests, want 4 (1 + 3 honoured blocks)", n)
 	}
-	if !strings.Contains(agentText(h.editor.Updates(sid)), "4 consecutive times") {
-		t.Fatalf("the cap was not explained to the user: %q", agentText(h.editor.Updates(sid)))
+	if !strings.Contains(looptest.AgentText(h.Editor.Updates(sid)), "4 consecutive times") {
+		t.Fatalf("the cap was not explained to the user: %q", looptest.AgentText(h.Editor.Updates(sid)))
 	}
 }
 
@@ -286,15 +287,15 @@ func TestUserPromptSubmitBlockRejectsTurn(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams})
-	sid := h.newSession()
-	if stop := h.prompt(sid, "my secret is 42"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams})
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "my secret is 42"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "prompts may not contain secrets") {
+	if got := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(got, "prompts may not contain secrets") {
 		t.Fatalf("agent text = %q", got)
 	}
-	if n := len(h.model.Requests()); n != 0 {
+	if n := len(h.Model.Requests()); n != 0 {
 		t.Fatalf("%d model requests for a blocked prompt", n)
 	}
 }
@@ -306,11 +307,11 @@ func TestSessionStartContextLandsInFirstRequest(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, replyText("ok"), replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "one")
-	h.prompt(sid, "two")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams}, looptest.ReplyText("ok"), looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "one")
+	h.Prompt(sid, "two")
+	reqs := h.Model.Requests()
 	first, _ := json.Marshal(reqs[0]["messages"])
 	if !strings.Contains(string(first), "the build uses make") {
 		t.Fatalf("SessionStart context missing from the first request: %s", first)
@@ -326,11 +327,11 @@ func TestTodoWriteSendsPlan(t *testing.T) {
 		{"content": "Read the code", "status": "completed", "activeForm": "Reading"},
 		{"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing"},
 	}
-	h := newHarness(t, harnessOpts{}, streamBlocks("tool_use", toolUse("toolu_1", "TodoWrite", map[string]any{"todos": todos})), replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "plan")
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "TodoWrite", map[string]any{"todos": todos})), looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "plan")
 	var plan *acp.PlanUpdate
-	for _, u := range h.editor.Updates(sid) {
+	for _, u := range h.Editor.Updates(sid) {
 		if p, ok := u.(*acp.PlanUpdate); ok {
 			plan = p
 		}
@@ -349,13 +350,13 @@ func TestSubagentRunsChildLoop(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams},
-		streamBlocks("tool_use", toolUse("toolu_task", "Task", map[string]any{"description": "find main", "prompt": "Find the main function", "subagent_type": "explorer"})),
-		replyText("main is in cmd/main.go"),
-		replyText("The subagent found it."))
-	sid := h.newSession()
-	h.prompt(sid, "where is main?")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_task", "Task", map[string]any{"description": "find main", "prompt": "Find the main function", "subagent_type": "explorer"})),
+		looptest.ReplyText("main is in cmd/main.go"),
+		looptest.ReplyText("The subagent found it."))
+	sid := h.NewSession()
+	h.Prompt(sid, "where is main?")
+	reqs := h.Model.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3 (parent, child, parent)", len(reqs))
 	}
@@ -368,7 +369,7 @@ func TestSubagentRunsChildLoop(t *testing.T) {
 			t.Error("a depth-1 subagent was offered Task")
 		}
 	}
-	text, isErr := toolResultIn(t, reqs[2], "toolu_task")
+	text, isErr := looptest.ToolResult(t, reqs[2], "toolu_task")
 	if isErr || text != "main is in cmd/main.go" {
 		t.Fatalf("Task result = %q (error %v)", text, isErr)
 	}
@@ -376,7 +377,7 @@ func TestSubagentRunsChildLoop(t *testing.T) {
 		t.Fatalf("SubagentStart = %v", subStarts)
 	}
 	progress := false
-	for _, u := range toolUpdates(h.editor.Updates(sid), "toolu_task") {
+	for _, u := range toolUpdates(h.Editor.Updates(sid), "toolu_task") {
 		if len(u.Content) > 0 && u.Content[0].Content != nil && strings.Contains(u.Content[0].Content.Text, "main is in") {
 			progress = true
 		}
@@ -384,7 +385,7 @@ func TestSubagentRunsChildLoop(t *testing.T) {
 	if !progress {
 		t.Fatal("the child's text was not shown on the parent's tool call")
 	}
-	if _, err := os.Stat(filepath.Join(h.state, "sessions", sid, "subagents", "agent-toolu_task.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(h.StateDir, "sessions", sid, "subagents", "agent-toolu_task.jsonl")); err != nil {
 		t.Fatalf("subagent log: %v", err)
 	}
 }
@@ -395,15 +396,15 @@ func TestRetryAfter529(t *testing.T) {
 		w.WriteHeader(529)
 		w.Write([]byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
 	}
-	h := newHarness(t, harnessOpts{}, overloaded, replyText("recovered"))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{}, overloaded, looptest.ReplyText("recovered"))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "x"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	if got := agentText(h.editor.Updates(sid)); got != "recovered" {
+	if got := looptest.AgentText(h.Editor.Updates(sid)); got != "recovered" {
 		t.Fatalf("agent text = %q", got)
 	}
-	if n := len(h.model.Requests()); n != 2 {
+	if n := len(h.Model.Requests()); n != 2 {
 		t.Fatalf("%d requests, want 2", n)
 	}
 }
@@ -411,26 +412,26 @@ func TestRetryAfter529(t *testing.T) {
 func TestMidStreamErrorEndsTurnWithClearMessage(t *testing.T) {
 	broken := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sseEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "m", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
-		sseEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
-		sseEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": "Partial answer"}})
-		sseEvent(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
+		looptest.SSEEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": "m", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{}, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
+		looptest.SSEEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		looptest.SSEEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": "Partial answer"}})
+		looptest.SSEEvent(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
 	}
-	h := newHarness(t, harnessOpts{}, broken, replyText("second turn works"))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "x"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{}, broken, looptest.ReplyText("second turn works"))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "x"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	got := agentText(h.editor.Updates(sid))
+	got := looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.HasPrefix(got, "Partial answer") || !strings.Contains(got, "overloaded") {
 		t.Fatalf("agent text = %q", got)
 	}
-	if n := len(h.model.Requests()); n != 1 {
+	if n := len(h.Model.Requests()); n != 1 {
 		t.Fatalf("mid-stream error was retried (%d requests)", n)
 	}
 	// The session survives: the partial text is in the history.
-	h.prompt(sid, "again")
-	msgs, _ := json.Marshal(h.model.Requests()[1]["messages"])
+	h.Prompt(sid, "again")
+	msgs, _ := json.Marshal(h.Model.Requests()[1]["messages"])
 	if !strings.Contains(string(msgs), "Partial answer") {
 		t.Fatalf("partial answer lost from history: %s", msgs)
 	}
@@ -438,13 +439,13 @@ func TestMidStreamErrorEndsTurnWithClearMessage(t *testing.T) {
 
 func TestMissingKeyIsAuthRequired(t *testing.T) {
 	noKey := anthropic.WithGetenv(func(string) string { return "" })
-	hh := newHarness(t, harnessOpts{prov: []anthropic.Option{noKey}})
-	init := hh.init
+	hh := looptest.NewHarness(t, looptest.Options{AnthropicOptions: []anthropic.Option{noKey}})
+	init := hh.Init
 	if len(init.AuthMethods) != 1 || !strings.Contains(init.AuthMethods[0].Description, "ANTHROPIC_API_KEY") {
 		t.Fatalf("authMethods = %+v", init.AuthMethods)
 	}
 	var resp acp.NewSessionResponse
-	err := hh.editor.Call(hh.ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}}, &resp)
+	err := hh.Editor.Call(hh.Ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}}, &resp)
 	var rpcErr *jsonrpc2.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeAuthRequired || !strings.Contains(rpcErr.Message, "ANTHROPIC_API_KEY") {
 		t.Fatalf("session/new without a key: %v", err)
@@ -454,19 +455,19 @@ func TestMissingKeyIsAuthRequired(t *testing.T) {
 func TestCancelDuringBashKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	cmd := fmt.Sprintf("sleep 60 & echo $! > %s; wait", pidFile)
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass}, streamBlocks("tool_use", toolUse("toolu_1", "Bash", map[string]any{"command": cmd})))
-	sid := h.newSession()
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": cmd})))
+	sid := h.NewSession()
 	go func() {
 		deadline := time.Now().Add(20 * time.Second)
 		for time.Now().Before(deadline) {
 			if data, err := os.ReadFile(pidFile); err == nil && len(strings.TrimSpace(string(data))) > 0 {
-				h.editor.Notify(h.ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
+				h.Editor.Notify(h.Ctx, acp.MethodSessionCancel, acp.CancelNotification{SessionID: sid})
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	if stop := h.prompt(sid, "sleep"); stop != acp.StopCancelled {
+	if stop := h.Prompt(sid, "sleep"); stop != acp.StopCancelled {
 		t.Fatalf("stop = %q, want cancelled", stop)
 	}
 	data, err := os.ReadFile(pidFile)
@@ -486,14 +487,14 @@ func TestCancelDuringBashKillsProcessGroup(t *testing.T) {
 // After a refusal, the refused prompt and what followed are left out of
 // the next request (ACP's StopReason refusal), also after a reload.
 func TestRefusalDropsThePromptFromHistory(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("first answer"), streamBlocks("refusal", textBlock("I can't help with that.")), replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "first question")
-	if stop := h.prompt(sid, "something refused"); stop != acp.StopRefusal {
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("first answer"), looptest.StreamBlocks("refusal", looptest.Text("I can't help with that.")), looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "first question")
+	if stop := h.Prompt(sid, "something refused"); stop != acp.StopRefusal {
 		t.Fatalf("stop = %q, want refusal", stop)
 	}
-	h.prompt(sid, "next question")
-	msgs, _ := json.Marshal(h.model.Requests()[2]["messages"])
+	h.Prompt(sid, "next question")
+	msgs, _ := json.Marshal(h.Model.Requests()[2]["messages"])
 	if strings.Contains(string(msgs), "something refused") || strings.Contains(string(msgs), "I can't help") || !strings.Contains(string(msgs), "first question") {
 		t.Fatalf("history after a refusal: %s", msgs)
 	}

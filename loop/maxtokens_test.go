@@ -19,6 +19,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/llm/openai"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // preToolUseLog counts the PreToolUse seam's calls by tool_use_id: a
@@ -72,22 +73,22 @@ func TestAnthropicToolCallCutOffByMaxTokensIsNotRun(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		complete, _ := json.Marshal(map[string]any{"file_path": filepath.Join(cwd, "complete.txt"), "content": "all of it"})
 		partial := fmt.Sprintf(`{"file_path": %q, "content": "the first half of the fi`, filepath.Join(cwd, "cut.txt"))
-		sseEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		looptest.SSEEvent(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
 			"usage": map[string]any{"input_tokens": 100, "output_tokens": 1}}})
 		for i, call := range []struct{ id, input string }{{"toolu_done", string(complete)}, {"toolu_cut", partial}} {
-			sseEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": call.id, "name": "Write", "input": map[string]any{}}})
-			sseEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": call.input}})
-			sseEvent(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+			looptest.SSEEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": call.id, "name": "Write", "input": map[string]any{}}})
+			looptest.SSEEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": call.input}})
+			looptest.SSEEvent(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 		}
-		sseEvent(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "max_tokens"}, "usage": map[string]any{"output_tokens": 8192}})
-		sseEvent(w, "message_stop", map[string]any{"type": "message_stop"})
+		looptest.SSEEvent(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "max_tokens"}, "usage": map[string]any{"output_tokens": 8192}})
+		looptest.SSEEvent(w, "message_stop", map[string]any{"type": "message_stop"})
 	}
-	h := newHarness(t, harnessOpts{hooks: pre.seams(), mode: loop.ModeBypass}, cutOff, replyText("I will write it in parts."))
-	cwd = h.cwd
-	h.editor.OnPermission = neverAsk(t)
-	sid := h.newSession()
-	if stop := h.prompt(sid, "write two files"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pre.seams(), Mode: loop.ModeBypass}, cutOff, looptest.ReplyText("I will write it in parts."))
+	cwd = h.Cwd
+	h.Editor.OnPermission = neverAsk(t)
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "write two files"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
 
@@ -100,18 +101,18 @@ func TestAnthropicToolCallCutOffByMaxTokensIsNotRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "complete.txt")); err != nil {
 		t.Errorf("the complete call before the cut did not run: %v", err)
 	}
-	reqs := h.model.Requests()
+	reqs := h.Model.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests, want 2", len(reqs))
 	}
-	text, isErr := toolResultIn(t, reqs[1], "toolu_cut")
+	text, isErr := looptest.ToolResult(t, reqs[1], "toolu_cut")
 	if !isErr || !strings.Contains(text, "cut off by the output token limit") || !strings.Contains(text, "not run") || !strings.Contains(text, "in parts") {
 		t.Fatalf("tool_result of the cut-off call = %q (error %v)", text, isErr)
 	}
-	if _, isErr := toolResultIn(t, reqs[1], "toolu_done"); isErr {
+	if _, isErr := looptest.ToolResult(t, reqs[1], "toolu_done"); isErr {
 		t.Error("the complete call failed")
 	}
-	checkCutOffRefused(t, h.editor.Updates(sid), "toolu_cut")
+	checkCutOffRefused(t, h.Editor.Updates(sid), "toolu_cut")
 }
 
 // TestOpenAIToolCallCutOffByLengthIsNotRun: the same over Chat

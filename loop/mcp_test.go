@@ -20,6 +20,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/loop/mcp/mcptest"
 )
 
@@ -37,11 +38,12 @@ func stdioMCP(name, mode string, env ...string) acp.MCPServer {
 	return s
 }
 
-func (h *harness) newSessionWith(servers ...acp.MCPServer) string {
-	h.t.Helper()
+// newSessionWith opens a session in h.Cwd with servers.
+func newSessionWith(t *testing.T, h *looptest.Harness, servers ...acp.MCPServer) string {
+	t.Helper()
 	var resp acp.NewSessionResponse
-	if err := h.editor.Call(h.ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.cwd, MCPServers: servers}, &resp); err != nil {
-		h.t.Fatalf("session/new: %v", err)
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: h.Cwd, MCPServers: servers}, &resp); err != nil {
+		t.Fatalf("session/new: %v", err)
 	}
 	return resp.SessionID
 }
@@ -85,32 +87,32 @@ func toolCallsOf(updates []acp.SessionUpdate) map[string]*acp.ToolCall {
 func TestMCPToolsApprovedThroughPermission(t *testing.T) {
 	web := mcptest.NewHTTPServer()
 	t.Cleanup(web.Close)
-	h := newHarness(t, harnessOpts{},
-		streamBlocks("tool_use",
-			toolUse("toolu_e", "mcp__t__echo", map[string]any{"text": "hi"}),
-			toolUse("toolu_n", "mcp__t__write_note", map[string]any{"note": "remember"}),
-			toolUse("toolu_g", "mcp__web__greet", map[string]any{"name": "Ada"})),
-		replyText("done"))
-	if got := h.init.AgentCapabilities.MCPCapabilities; got != (acp.MCPCapabilities{HTTP: true, SSE: true}) {
+	h := looptest.NewHarness(t, looptest.Options{},
+		looptest.StreamBlocks("tool_use",
+			looptest.ToolUse("toolu_e", "mcp__t__echo", map[string]any{"text": "hi"}),
+			looptest.ToolUse("toolu_n", "mcp__t__write_note", map[string]any{"note": "remember"}),
+			looptest.ToolUse("toolu_g", "mcp__web__greet", map[string]any{"name": "Ada"})),
+		looptest.ReplyText("done"))
+	if got := h.Init.AgentCapabilities.MCPCapabilities; got != (acp.MCPCapabilities{HTTP: true, SSE: true}) {
 		t.Errorf("mcpCapabilities = %+v", got)
 	}
 	var (
 		mu     sync.Mutex
 		titles []string
 	)
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		mu.Lock()
 		titles = append(titles, p.ToolCall.Title+" ["+string(p.ToolCall.Kind)+"]")
 		mu.Unlock()
-		return allow(acp.PermAllowOnce)(ctx, p)
+		return looptest.Allow(acp.PermAllowOnce)(ctx, p)
 	}
-	sid := h.newSessionWith(stdioMCP("t", ""), acp.MCPServer{Type: "http", Name: "web", URL: web.URL,
+	sid := newSessionWith(t, h, stdioMCP("t", ""), acp.MCPServer{Type: "http", Name: "web", URL: web.URL,
 		Headers: []acp.HTTPHeader{{Name: "Authorization", Value: "Bearer from-zed"}}})
-	if stop := h.prompt(sid, "use the tools"); stop != acp.StopEndTurn {
+	if stop := h.Prompt(sid, "use the tools"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	h.model.checkAllUsed()
-	reqs := h.model.Requests()
+	h.Model.CheckAllUsed()
+	reqs := h.Model.Requests()
 	got := mcpNames(reqs[0])
 	want := []string{"mcp__t__add_tool", "mcp__t__crash", "mcp__t__echo", "mcp__t__env", "mcp__t__extra", "mcp__t__fail", "mcp__t__hang",
 		"mcp__t__mixed", "mcp__t__odd_name_with_dots", "mcp__t__structured", "mcp__t__write_note", "mcp__web__greet"}
@@ -131,11 +133,11 @@ func TestMCPToolsApprovedThroughPermission(t *testing.T) {
 		t.Errorf("permission requests (-want +got):\n%s", diff)
 	}
 	for id, want := range map[string]string{"toolu_e": "echo: hi", "toolu_n": "noted: remember", "toolu_g": "hello, Ada"} {
-		if text, isErr := toolResultIn(t, reqs[1], id); text != want || isErr {
+		if text, isErr := looptest.ToolResult(t, reqs[1], id); text != want || isErr {
 			t.Errorf("%s: result %q (error %v), want %q", id, text, isErr, want)
 		}
 	}
-	calls := toolCallsOf(h.editor.Updates(sid))
+	calls := toolCallsOf(h.Editor.Updates(sid))
 	if c := calls["toolu_e"]; c == nil || c.Title != `t: Echo (text="hi")` || c.Kind != acp.ToolKindRead {
 		t.Errorf("echo tool_call = %+v", c)
 	}
@@ -156,13 +158,13 @@ func TestMCPToolDeniedByPreToolUseHook(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass},
-		streamBlocks("tool_use", toolUse("toolu_1", "mcp__t__write_note", map[string]any{"note": "x"})),
-		replyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "mcp__t__write_note", map[string]any{"note": "x"})),
+		looptest.ReplyText("ok"))
 	callLog := filepath.Join(t.TempDir(), "calls")
-	sid := h.newSessionWith(stdioMCP("t", "", mcptest.EnvCallLog+"="+callLog))
-	h.prompt(sid, "write a note")
-	text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1")
+	sid := newSessionWith(t, h, stdioMCP("t", "", mcptest.EnvCallLog+"="+callLog))
+	h.Prompt(sid, "write a note")
+	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if !isErr || text != "Denied by a PreToolUse hook: no MCP tools in this project" {
 		t.Errorf("result = %q (error %v)", text, isErr)
 	}
@@ -177,35 +179,35 @@ func TestMCPToolDeniedByPreToolUseHook(t *testing.T) {
 // A server that crashes mid-session turns its calls into tool errors; the
 // turn and the session go on, and the other server keeps working.
 func TestMCPServerCrashMidSession(t *testing.T) {
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass},
-		streamBlocks("tool_use", toolUse("toolu_1", "mcp__a__crash", map[string]any{})),
-		streamBlocks("tool_use", toolUse("toolu_2", "mcp__b__echo", map[string]any{"text": "b lives"})),
-		replyText("a is gone"),
-		streamBlocks("tool_use", toolUse("toolu_3", "mcp__a__echo", map[string]any{"text": "again"})),
-		replyText("still gone"))
-	sid := h.newSessionWith(stdioMCP("a", ""), stdioMCP("b", ""))
-	if stop := h.prompt(sid, "crash a"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "mcp__a__crash", map[string]any{})),
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_2", "mcp__b__echo", map[string]any{"text": "b lives"})),
+		looptest.ReplyText("a is gone"),
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_3", "mcp__a__echo", map[string]any{"text": "again"})),
+		looptest.ReplyText("still gone"))
+	sid := newSessionWith(t, h, stdioMCP("a", ""), stdioMCP("b", ""))
+	if stop := h.Prompt(sid, "crash a"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	reqs := h.model.Requests()
-	text, isErr := toolResultIn(t, reqs[1], "toolu_1")
+	reqs := h.Model.Requests()
+	text, isErr := looptest.ToolResult(t, reqs[1], "toolu_1")
 	if want := `The MCP server "a" stopped (exit status 3; stderr: mcptest: crashing on purpose) while running crash.`; !isErr || !strings.HasPrefix(text, want) {
 		t.Errorf("crash result = %q (error %v), want prefix %q", text, isErr, want)
 	}
-	if text, isErr := toolResultIn(t, reqs[2], "toolu_2"); isErr || text != "echo: b lives" {
+	if text, isErr := looptest.ToolResult(t, reqs[2], "toolu_2"); isErr || text != "echo: b lives" {
 		t.Errorf("b result = %q (error %v)", text, isErr)
 	}
-	if stop := h.prompt(sid, "try a again"); stop != acp.StopEndTurn {
+	if stop := h.Prompt(sid, "try a again"); stop != acp.StopEndTurn {
 		t.Fatalf("second turn stop = %q", stop)
 	}
-	text, isErr = toolResultIn(t, h.model.Requests()[4], "toolu_3")
+	text, isErr = looptest.ToolResult(t, h.Model.Requests()[4], "toolu_3")
 	if !isErr || !strings.HasPrefix(text, `The MCP server "a" is not running: stopped (exit status 3`) {
 		t.Errorf("a after the crash = %q (error %v)", text, isErr)
 	}
-	h.model.checkAllUsed()
-	before := len(agentText(h.editor.Updates(sid)))
-	h.prompt(sid, "/doctor")
-	doctor := agentText(h.editor.Updates(sid))[before:]
+	h.Model.CheckAllUsed()
+	before := len(looptest.AgentText(h.Editor.Updates(sid)))
+	h.Prompt(sid, "/doctor")
+	doctor := looptest.AgentText(h.Editor.Updates(sid))[before:]
 	for _, want := range []string{"✗ MCP server a (stdio): stopped (exit status 3", "✓ MCP server b (stdio): 10 tools, 1 prompt"} {
 		if !strings.Contains(doctor, want) {
 			t.Errorf("/doctor lacks %q:\n%s", want, doctor)
@@ -217,38 +219,38 @@ func TestMCPServerCrashMidSession(t *testing.T) {
 // of the first turn, and by /doctor; the other server works; a call that
 // never gets an answer times out with a clear error.
 func TestMCPServerNeverAnswers(t *testing.T) {
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass, cfg: func(c *loop.Config) {
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass, Config: func(c *loop.Config) {
 		c.MCP.HandshakeTimeout = 3 * time.Second
 		c.MCP.CallTimeout = 300 * time.Millisecond
 	}},
-		streamBlocks("tool_use", toolUse("toolu_1", "mcp__ok__hang", map[string]any{})),
-		replyText("it hung"),
-		replyText("second turn"))
-	sid := h.newSessionWith(stdioMCP("silent", "silent"), stdioMCP("ok", ""))
-	h.prompt(sid, "go")
-	first := agentText(h.editor.Updates(sid))
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "mcp__ok__hang", map[string]any{})),
+		looptest.ReplyText("it hung"),
+		looptest.ReplyText("second turn"))
+	sid := newSessionWith(t, h, stdioMCP("silent", "silent"), stdioMCP("ok", ""))
+	h.Prompt(sid, "go")
+	first := looptest.AgentText(h.Editor.Updates(sid))
 	notice := "[cordis: MCP server \"silent\" (stdio) is unavailable: did not answer the MCP handshake within 3s]\n\n"
 	if !strings.HasPrefix(first, notice) {
 		t.Errorf("first turn text = %q, want it to start with %q", first, notice)
 	}
-	reqs := h.model.Requests()
+	reqs := h.Model.Requests()
 	if names := mcpNames(reqs[0]); len(names) != 10 || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "mcp__silent__") }) {
 		t.Errorf("tools offered = %v", names)
 	}
-	text, isErr := toolResultIn(t, reqs[1], "toolu_1")
+	text, isErr := looptest.ToolResult(t, reqs[1], "toolu_1")
 	if !isErr || text != `The MCP server "ok" did not answer hang within 300ms; the call was abandoned.` {
 		t.Errorf("hang result = %q (error %v)", text, isErr)
 	}
-	h.prompt(sid, "again")
-	if all := agentText(h.editor.Updates(sid)); strings.Count(all, "is unavailable") != 1 {
+	h.Prompt(sid, "again")
+	if all := looptest.AgentText(h.Editor.Updates(sid)); strings.Count(all, "is unavailable") != 1 {
 		t.Errorf("the failure was shown %d times:\n%s", strings.Count(all, "is unavailable"), all)
 	}
-	before := len(agentText(h.editor.Updates(sid)))
-	h.prompt(sid, "/doctor")
-	if doctor := agentText(h.editor.Updates(sid))[before:]; !strings.Contains(doctor, "✗ MCP server silent (stdio): did not answer the MCP handshake within 3s") {
+	before := len(looptest.AgentText(h.Editor.Updates(sid)))
+	h.Prompt(sid, "/doctor")
+	if doctor := looptest.AgentText(h.Editor.Updates(sid))[before:]; !strings.Contains(doctor, "✗ MCP server silent (stdio): did not answer the MCP handshake within 3s") {
 		t.Errorf("/doctor:\n%s", doctor)
 	}
-	h.model.checkAllUsed()
+	h.Model.CheckAllUsed()
 }
 
 // With a client that takes notices, a failed server is a notice when the
@@ -258,11 +260,11 @@ func TestMCPFailureAsNotice(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"session":{"notices":{}}}`), &caps); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, harnessOpts{caps: caps}, replyText("hello"))
-	sid := h.newSessionWith(stdioMCP("broken", "exit"))
-	h.prompt(sid, "hi")
+	h := looptest.NewHarness(t, looptest.Options{Caps: caps}, looptest.ReplyText("hello"))
+	sid := newSessionWith(t, h, stdioMCP("broken", "exit"))
+	h.Prompt(sid, "hi")
 	var notices []acp.NoticeUpdate
-	for _, u := range h.editor.Updates(sid) {
+	for _, u := range h.Editor.Updates(sid) {
 		if n, ok := u.(*acp.NoticeUpdate); ok {
 			notices = append(notices, *n)
 		}
@@ -272,7 +274,7 @@ func TestMCPFailureAsNotice(t *testing.T) {
 	if diff := cmp.Diff(want, notices); diff != "" {
 		t.Errorf("notices (-want +got):\n%s", diff)
 	}
-	if text := agentText(h.editor.Updates(sid)); text != "hello" {
+	if text := looptest.AgentText(h.Editor.Updates(sid)); text != "hello" {
 		t.Errorf("agent text = %q", text)
 	}
 }
@@ -280,32 +282,32 @@ func TestMCPFailureAsNotice(t *testing.T) {
 // A server that changes its tools (notifications/tools/list_changed) has
 // the new list offered in the very next model request.
 func TestMCPListChangedBeforeNextRequest(t *testing.T) {
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass},
-		streamBlocks("tool_use", toolUse("toolu_1", "mcp__t__add_tool", map[string]any{})),
-		streamBlocks("tool_use", toolUse("toolu_2", "mcp__t__extra", map[string]any{})),
-		replyText("done"))
-	sid := h.newSessionWith(stdioMCP("t", ""))
-	h.prompt(sid, "add a tool and use it")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "mcp__t__add_tool", map[string]any{})),
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_2", "mcp__t__extra", map[string]any{})),
+		looptest.ReplyText("done"))
+	sid := newSessionWith(t, h, stdioMCP("t", ""))
+	h.Prompt(sid, "add a tool and use it")
+	reqs := h.Model.Requests()
 	if _, ok := requestTools(reqs[0])["mcp__t__extra"]; ok {
 		t.Error("extra offered before it was added")
 	}
 	if _, ok := requestTools(reqs[1])["mcp__t__extra"]; !ok {
 		t.Errorf("extra not offered after list_changed: %v", mcpNames(reqs[1]))
 	}
-	if text, isErr := toolResultIn(t, reqs[2], "toolu_2"); isErr || text != "extra ran" {
+	if text, isErr := looptest.ToolResult(t, reqs[2], "toolu_2"); isErr || text != "extra ran" {
 		t.Errorf("extra = %q (error %v)", text, isErr)
 	}
-	h.model.checkAllUsed()
+	h.Model.CheckAllUsed()
 }
 
 // MCP prompts are slash commands /mcp__<server>__<prompt> taking positional
 // and name=value arguments; their text becomes the user's turn.
 func TestMCPPromptAsSlashCommand(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("reviewed"))
-	sid := h.newSessionWith(stdioMCP("gh", ""))
-	h.prompt(sid, "/mcp__gh__review pr=7 acme/widgets")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("reviewed"))
+	sid := newSessionWith(t, h, stdioMCP("gh", ""))
+	h.Prompt(sid, "/mcp__gh__review pr=7 acme/widgets")
+	reqs := h.Model.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d model requests", len(reqs))
 	}
@@ -315,7 +317,7 @@ func TestMCPPromptAsSlashCommand(t *testing.T) {
 		t.Errorf("user message = %s", last)
 	}
 	var advertised *acp.AvailableCommand
-	for _, u := range h.editor.Updates(sid) {
+	for _, u := range h.Editor.Updates(sid) {
 		if a, ok := u.(*acp.AvailableCommandsUpdate); ok {
 			for i := range a.AvailableCommands {
 				if a.AvailableCommands[i].Name == "mcp__gh__review" {
@@ -327,20 +329,20 @@ func TestMCPPromptAsSlashCommand(t *testing.T) {
 	if advertised == nil || advertised.Input == nil || advertised.Input.Hint != "<repo> <pr> [focus]" || advertised.Description != "Review a pull request" {
 		t.Errorf("advertised = %+v", advertised)
 	}
-	before := len(agentText(h.editor.Updates(sid)))
-	h.prompt(sid, "/mcp__gh__review acme/widgets")
-	if got := agentText(h.editor.Updates(sid))[before:]; !strings.Contains(got, "missing required argument pr") {
+	before := len(looptest.AgentText(h.Editor.Updates(sid)))
+	h.Prompt(sid, "/mcp__gh__review acme/widgets")
+	if got := looptest.AgentText(h.Editor.Updates(sid))[before:]; !strings.Contains(got, "missing required argument pr") {
 		t.Errorf("missing argument: %q", got)
 	}
-	if n := len(h.model.Requests()); n != 1 {
+	if n := len(h.Model.Requests()); n != 1 {
 		t.Errorf("the failed command reached the model (%d requests)", n)
 	}
-	before = len(agentText(h.editor.Updates(sid)))
-	h.prompt(sid, "/help")
-	if got := agentText(h.editor.Updates(sid))[before:]; !strings.Contains(got, "- /mcp__gh__review <repo> <pr> [focus] — Review a pull request [mcp]") {
+	before = len(looptest.AgentText(h.Editor.Updates(sid)))
+	h.Prompt(sid, "/help")
+	if got := looptest.AgentText(h.Editor.Updates(sid))[before:]; !strings.Contains(got, "- /mcp__gh__review <repo> <pr> [focus] — Review a pull request [mcp]") {
 		t.Errorf("/help:\n%s", got)
 	}
-	h.model.checkAllUsed()
+	h.Model.CheckAllUsed()
 }
 
 // Closing a session stops its servers' process groups; session/load starts
@@ -349,20 +351,20 @@ func TestMCPProcessesStopWithSessionAndAgent(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass}, replyText("loaded"))
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass}, looptest.ReplyText("loaded"))
 	dir := t.TempDir()
 	server := func(n int) acp.MCPServer {
 		return stdioMCP("t", "", mcptest.EnvPIDFile+"="+filepath.Join(dir, strconv.Itoa(n)), mcptest.EnvChild+"=1")
 	}
-	sid1 := h.newSessionWith(server(1))
-	h.newSessionWith(server(2))
+	sid1 := newSessionWith(t, h, server(1))
+	newSessionWith(t, h, server(2))
 	p1, p2 := readPIDs(t, filepath.Join(dir, "1")), readPIDs(t, filepath.Join(dir, "2"))
 	for _, pid := range append(slices.Clone(p1), p2...) {
 		if !processAlive(pid) {
 			t.Fatalf("pid %d not running", pid)
 		}
 	}
-	if err := h.editor.Call(h.ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid1}, nil); err != nil {
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range p1 {
@@ -376,16 +378,16 @@ func TestMCPProcessesStopWithSessionAndAgent(t *testing.T) {
 		}
 	}
 
-	if err := h.editor.Call(h.ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid1, Cwd: h.cwd, MCPServers: []acp.MCPServer{server(3)}}, nil); err != nil {
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid1, Cwd: h.Cwd, MCPServers: []acp.MCPServer{server(3)}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	h.prompt(sid1, "still there?")
-	if names := mcpNames(h.model.Requests()[0]); !slices.Contains(names, "mcp__t__echo") {
+	h.Prompt(sid1, "still there?")
+	if names := mcpNames(h.Model.Requests()[0]); !slices.Contains(names, "mcp__t__echo") {
 		t.Errorf("after session/load the tools are %v", names)
 	}
 	p3 := readPIDs(t, filepath.Join(dir, "3"))
 
-	h.editor.Close()
+	h.Editor.Close()
 	for _, pid := range append(p2, p3...) {
 		if processAlive(pid) {
 			t.Errorf("pid %d survived the agent's shutdown", pid)

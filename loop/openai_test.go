@@ -16,6 +16,7 @@ import (
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/llm/openai"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // A full turn over the OpenAI Chat Completions wire: a streamed tool call
@@ -61,14 +62,14 @@ func TestOpenAIWireTurnWithToolCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e := acptest.Start(t, loop.New(loop.Config{Provider: prov, Model: "gpt-test", StateDir: t.TempDir()}))
-	e.OnPermission = allow(acp.PermAllowOnce)
+	e.OnPermission = looptest.Allow(acp.PermAllowOnce)
 	e.Initialize(ctx, acp.ClientCapabilities{})
 	sid := e.NewSession(ctx, t.TempDir()).SessionID
 	stop, err := e.Prompt(ctx, sid, "run it")
 	if err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt = %q, %v", stop, err)
 	}
-	if got := agentText(e.Updates(sid)); got != "It printed from-openai." {
+	if got := looptest.AgentText(e.Updates(sid)); got != "It printed from-openai." {
 		t.Fatalf("agent text = %q", got)
 	}
 	mu.Lock()

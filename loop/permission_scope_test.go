@@ -16,13 +16,14 @@ import (
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // newRulesHarness wires permission rules as cmd/cordis does: the built-in
 // hook reads Claude's settings files and trusts a project allow rule only
 // through the state directory's trust store, where "Always allow" answers
 // are recorded when they are saved to the project.
-func newRulesHarness(t *testing.T, state, cwd string, o harnessOpts, script ...http.HandlerFunc) *harness {
+func newRulesHarness(t *testing.T, state, cwd string, o looptest.Options, script ...http.HandlerFunc) *looptest.Harness {
 	t.Helper()
 	rules := permrules.Trust{Store: trust.Open(state)}
 	pipe := hooks.NewPipeline()
@@ -31,13 +32,13 @@ func newRulesHarness(t *testing.T, state, cwd string, o harnessOpts, script ...h
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { set.Close() })
-	o.hooks = pipe
-	o.cfg = func(c *loop.Config) {
+	o.Hooks = pipe
+	o.Config = func(c *loop.Config) {
 		c.StateDir = state
 		c.SavePermissionRule = rules.SaveAllow
 	}
-	h := newHarness(t, o, script...)
-	h.cwd, h.state = cwd, state
+	h := looptest.NewHarness(t, o, script...)
+	h.Cwd, h.StateDir = cwd, state
 	return h
 }
 
@@ -79,8 +80,8 @@ func optionName(p *acp.RequestPermissionRequest, kind string) string {
 	return ""
 }
 
-func bashCall(id, command string) map[string]any {
-	return toolUse(id, "Bash", map[string]any{"command": command})
+func bashCall(id, command string) looptest.Block {
+	return looptest.ToolUse(id, "Bash", map[string]any{"command": command})
 }
 
 // Issue 16 item 6: "Always allow" on `echo first` allowed every later Bash
@@ -89,13 +90,13 @@ func bashCall(id, command string) map[string]any {
 // holds for a new agent over the same state directory.
 func TestAlwaysAllowIsScopedAndSurvivesARestart(t *testing.T) {
 	state, cwd := t.TempDir(), t.TempDir()
-	h := newRulesHarness(t, state, cwd, harnessOpts{},
-		streamBlocks("tool_use", bashCall("toolu_1", "echo first")),
-		streamBlocks("tool_use", bashCall("toolu_2", "echo second"), bashCall("toolu_3", "touch second-unasked.txt")),
-		replyText("done"))
+	h := newRulesHarness(t, state, cwd, looptest.Options{},
+		looptest.StreamBlocks("tool_use", bashCall("toolu_1", "echo first")),
+		looptest.StreamBlocks("tool_use", bashCall("toolu_2", "echo second"), bashCall("toolu_3", "touch second-unasked.txt")),
+		looptest.ReplyText("done"))
 	answered := &answerLog{answers: []string{acp.PermAllowAlways, acp.PermRejectOnce}}
-	h.editor.OnPermission = answered.answer
-	h.prompt(h.newSession(), "go")
+	h.Editor.OnPermission = answered.answer
+	h.Prompt(h.NewSession(), "go")
 
 	if got := answered.titles(); len(got) != 2 || got[0] != "echo first" || got[1] != "touch second-unasked.txt" {
 		t.Fatalf("asked about %q, want `echo first` then `touch second-unasked.txt`", got)
@@ -106,7 +107,7 @@ func TestAlwaysAllowIsScopedAndSurvivesARestart(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "second-unasked.txt")); err == nil {
 		t.Fatal("touch ran without being asked")
 	}
-	if text, isErr := toolResultIn(t, h.model.Requests()[2], "toolu_2"); isErr || text != "second" {
+	if text, isErr := looptest.ToolResult(t, h.Model.Requests()[2], "toolu_2"); isErr || text != "second" {
 		t.Errorf("echo second: %q (error %v)", text, isErr)
 	}
 	saved, err := os.ReadFile(filepath.Join(cwd, ".claude", "settings.local.json"))
@@ -115,16 +116,16 @@ func TestAlwaysAllowIsScopedAndSurvivesARestart(t *testing.T) {
 	}
 
 	// A new agent (a restart) over the same state directory and project.
-	h2 := newRulesHarness(t, state, cwd, harnessOpts{},
-		streamBlocks("tool_use", bashCall("toolu_4", "echo third"), bashCall("toolu_5", "touch third-unasked.txt")),
-		replyText("done"))
+	h2 := newRulesHarness(t, state, cwd, looptest.Options{},
+		looptest.StreamBlocks("tool_use", bashCall("toolu_4", "echo third"), bashCall("toolu_5", "touch third-unasked.txt")),
+		looptest.ReplyText("done"))
 	answered2 := &answerLog{}
-	h2.editor.OnPermission = answered2.answer
-	h2.prompt(h2.newSession(), "again")
+	h2.Editor.OnPermission = answered2.answer
+	h2.Prompt(h2.NewSession(), "again")
 	if got := answered2.titles(); len(got) != 1 || got[0] != "touch third-unasked.txt" {
 		t.Fatalf("after a restart asked about %q, want only the touch", got)
 	}
-	if text, isErr := toolResultIn(t, h2.model.Requests()[1], "toolu_4"); isErr || text != "third" {
+	if text, isErr := looptest.ToolResult(t, h2.Model.Requests()[1], "toolu_4"); isErr || text != "third" {
 		t.Errorf("echo third: %q (error %v)", text, isErr)
 	}
 }
@@ -138,13 +139,13 @@ func TestPlantedProjectRules(t *testing.T) {
 	os.WriteFile(filepath.Join(cwd, ".claude", "settings.local.json"),
 		[]byte(`{"permissions": {"allow": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"]}}`), 0o644)
 	os.Mkdir(filepath.Join(cwd, "keep"), 0o755)
-	h := newRulesHarness(t, state, cwd, harnessOpts{},
-		streamBlocks("tool_use", bashCall("toolu_1", "touch planted.txt"), bashCall("toolu_2", "rm -rf keep")),
-		replyText("done"))
+	h := newRulesHarness(t, state, cwd, looptest.Options{},
+		looptest.StreamBlocks("tool_use", bashCall("toolu_1", "touch planted.txt"), bashCall("toolu_2", "rm -rf keep")),
+		looptest.ReplyText("done"))
 	answered := &answerLog{}
-	h.editor.OnPermission = answered.answer
-	sid := h.newSession()
-	h.prompt(sid, "go")
+	h.Editor.OnPermission = answered.answer
+	sid := h.NewSession()
+	h.Prompt(sid, "go")
 
 	if got := answered.titles(); len(got) != 1 || got[0] != "touch planted.txt" {
 		t.Fatalf("asked about %q, want the planted-allowed touch only", got)
@@ -155,10 +156,10 @@ func TestPlantedProjectRules(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "keep")); err != nil {
 		t.Error("the deny rule did not hold: keep/ is gone")
 	}
-	if text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_2"); !isErr || !strings.Contains(text, "deny Bash(rm:*)") {
+	if text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_2"); !isErr || !strings.Contains(text, "deny Bash(rm:*)") {
 		t.Errorf("rm: %q (error %v)", text, isErr)
 	}
-	if shown := agentText(h.editor.Updates(sid)); !strings.Contains(shown, "ignored the allow rule Bash(touch:*)") {
+	if shown := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(shown, "ignored the allow rule Bash(touch:*)") {
 		t.Errorf("the skipped rule was not reported: %q", shown)
 	}
 
@@ -169,11 +170,11 @@ func TestPlantedProjectRules(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h2 := newRulesHarness(t, state, cwd, harnessOpts{},
-		streamBlocks("tool_use", bashCall("toolu_3", "touch trusted.txt")),
-		replyText("done"))
-	h2.editor.OnPermission = neverAsk(t)
-	h2.prompt(h2.newSession(), "go")
+	h2 := newRulesHarness(t, state, cwd, looptest.Options{},
+		looptest.StreamBlocks("tool_use", bashCall("toolu_3", "touch trusted.txt")),
+		looptest.ReplyText("done"))
+	h2.Editor.OnPermission = neverAsk(t)
+	h2.Prompt(h2.NewSession(), "go")
 	if _, err := os.Stat(filepath.Join(cwd, "trusted.txt")); err != nil {
 		t.Errorf("the trusted rule did not allow touch: %v", err)
 	}
@@ -186,15 +187,15 @@ func TestPlantedProjectRules(t *testing.T) {
 func TestBashPermissionShowsTheWholeCommand(t *testing.T) {
 	twoLines := "echo ok\ntouch second-line.txt"
 	longTail := "echo " + strings.Repeat("a", 100) + "; touch hidden-tail.txt"
-	h := newHarness(t, harnessOpts{},
-		streamBlocks("tool_use",
-			toolUse("toolu_1", "Bash", map[string]any{"command": twoLines, "description": "Say ok"}),
+	h := looptest.NewHarness(t, looptest.Options{},
+		looptest.StreamBlocks("tool_use",
+			looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": twoLines, "description": "Say ok"}),
 			bashCall("toolu_2", longTail)),
-		replyText("done"))
+		looptest.ReplyText("done"))
 	answered := &answerLog{answers: []string{acp.PermAllowAlways, acp.PermRejectOnce}}
-	h.editor.OnPermission = answered.answer
-	sid := h.newSession()
-	h.prompt(sid, "go")
+	h.Editor.OnPermission = answered.answer
+	sid := h.NewSession()
+	h.Prompt(sid, "go")
 
 	if len(answered.asked) != 2 {
 		t.Fatalf("asked %d times", len(answered.asked))
@@ -210,7 +211,7 @@ func TestBashPermissionShowsTheWholeCommand(t *testing.T) {
 		if !contentHas(p.ToolCall.Content, "```sh\n"+want.command+"\n```") {
 			t.Errorf("request %d content lacks the whole command: %+v", i, p.ToolCall.Content)
 		}
-		call := toolCallsOf(h.editor.Updates(sid))[p.ToolCall.ToolCallID]
+		call := toolCallsOf(h.Editor.Updates(sid))[p.ToolCall.ToolCallID]
 		if call == nil || call.Title != want.title || !contentHas(call.Content, want.command) {
 			t.Errorf("tool_call %d = %+v", i, call)
 		}
@@ -220,10 +221,10 @@ func TestBashPermissionShowsTheWholeCommand(t *testing.T) {
 	if name := optionName(answered.asked[0], acp.PermAllowAlways); name != "" {
 		t.Errorf("a multi-line command offers %q", name)
 	}
-	if _, err := os.Stat(filepath.Join(h.cwd, "second-line.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(h.Cwd, "second-line.txt")); err == nil {
 		t.Error("an option that was not offered ran the command")
 	}
-	if text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1"); !isErr || !strings.Contains(text, "not offered") {
+	if text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1"); !isErr || !strings.Contains(text, "not offered") {
 		t.Errorf("toolu_1: %q (error %v)", text, isErr)
 	}
 }
@@ -231,26 +232,26 @@ func TestBashPermissionShowsTheWholeCommand(t *testing.T) {
 // Issue 20 item 1: Write and Edit requests carry the diff, computed before
 // asking and without writing.
 func TestEditPermissionShowsTheDiff(t *testing.T) {
-	h := newHarness(t, harnessOpts{})
-	existing := filepath.Join(h.cwd, "a.txt")
+	h := looptest.NewHarness(t, looptest.Options{})
+	existing := filepath.Join(h.Cwd, "a.txt")
 	os.WriteFile(existing, []byte("one\ntwo\n"), 0o644)
-	fresh := filepath.Join(h.cwd, "new.txt")
-	h.model.script = []http.HandlerFunc{
-		streamBlocks("tool_use",
-			toolUse("toolu_1", "Write", map[string]any{"file_path": fresh, "content": "hello\n"}),
-			toolUse("toolu_2", "Edit", map[string]any{"file_path": existing, "old_string": "two", "new_string": "2"})),
-		replyText("done"),
-	}
+	fresh := filepath.Join(h.Cwd, "new.txt")
+	h.Model.Append(
+		looptest.StreamBlocks("tool_use",
+			looptest.ToolUse("toolu_1", "Write", map[string]any{"file_path": fresh, "content": "hello\n"}),
+			looptest.ToolUse("toolu_2", "Edit", map[string]any{"file_path": existing, "old_string": "two", "new_string": "2"})),
+		looptest.ReplyText("done"),
+	)
 	var existedWhenAsked bool
 	answered := &answerLog{answers: []string{acp.PermAllowOnce, acp.PermAllowOnce}}
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		if p.ToolCall.ToolCallID == "toolu_1" {
 			_, err := os.Stat(fresh)
 			existedWhenAsked = err == nil
 		}
 		return answered.answer(ctx, p)
 	}
-	h.prompt(h.newSession(), "go")
+	h.Prompt(h.NewSession(), "go")
 	if len(answered.asked) != 2 || existedWhenAsked {
 		t.Fatalf("asked %d times; the file existed when asked: %v", len(answered.asked), existedWhenAsked)
 	}
@@ -283,10 +284,10 @@ func TestPermissionShowsTheRewrittenCommand(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, streamBlocks("tool_use", bashCall("toolu_1", "echo original")), replyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams}, looptest.StreamBlocks("tool_use", bashCall("toolu_1", "echo original")), looptest.ReplyText("ok"))
 	answered := &answerLog{answers: []string{acp.PermAllowOnce}}
-	h.editor.OnPermission = answered.answer
-	h.prompt(h.newSession(), "go")
+	h.Editor.OnPermission = answered.answer
+	h.Prompt(h.NewSession(), "go")
 	if got := answered.titles(); len(got) != 1 || got[0] != "echo rewritten" || !contentHas(answered.asked[0].ToolCall.Content, "echo rewritten") {
 		t.Errorf("asked about %q, content %+v", got, answered.asked)
 	}
@@ -302,15 +303,15 @@ func TestMCPToolInPlanModeAsksTheUser(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: allowAll, mode: loop.ModePlan},
-		streamBlocks("tool_use",
-			toolUse("toolu_1", "mcp__t__echo", map[string]any{"text": "one"}),
-			toolUse("toolu_2", "mcp__t__echo", map[string]any{"text": "two"}),
-			toolUse("toolu_3", "mcp__t__echo", map[string]any{"text": "three"})),
-		replyText("done"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: allowAll, Mode: loop.ModePlan},
+		looptest.StreamBlocks("tool_use",
+			looptest.ToolUse("toolu_1", "mcp__t__echo", map[string]any{"text": "one"}),
+			looptest.ToolUse("toolu_2", "mcp__t__echo", map[string]any{"text": "two"}),
+			looptest.ToolUse("toolu_3", "mcp__t__echo", map[string]any{"text": "three"})),
+		looptest.ReplyText("done"))
 	answered := &answerLog{answers: []string{acp.PermAllowOnce, acp.PermRejectOnce, acp.PermAllowAlways}}
-	h.editor.OnPermission = answered.answer
-	h.prompt(h.newSessionWith(stdioMCP("t", "")), "plan")
+	h.Editor.OnPermission = answered.answer
+	h.Prompt(newSessionWith(t, h, stdioMCP("t", "")), "plan")
 
 	if len(answered.asked) != 3 {
 		t.Fatalf("asked %d times, want every call", len(answered.asked))
@@ -321,12 +322,12 @@ func TestMCPToolInPlanModeAsksTheUser(t *testing.T) {
 	if !contentHas(answered.asked[0].ToolCall.Content, "Plan mode") {
 		t.Errorf("the request does not say why it asks: %+v", answered.asked[0].ToolCall.Content)
 	}
-	req := h.model.Requests()[1]
-	if text, isErr := toolResultIn(t, req, "toolu_1"); isErr || text != "echo: one" {
+	req := h.Model.Requests()[1]
+	if text, isErr := looptest.ToolResult(t, req, "toolu_1"); isErr || text != "echo: one" {
 		t.Errorf("allowed call: %q (error %v)", text, isErr)
 	}
 	for _, id := range []string{"toolu_2", "toolu_3"} {
-		if text, isErr := toolResultIn(t, req, id); !isErr || strings.Contains(text, "echo:") {
+		if text, isErr := looptest.ToolResult(t, req, id); !isErr || strings.Contains(text, "echo:") {
 			t.Errorf("%s ran: %q", id, text)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -36,26 +37,26 @@ func conversationUpdates(updates []acp.SessionUpdate) []acp.SessionUpdate {
 // turn's request carries the whole history; session/load of the same log
 // replays it.
 func TestResumeRestoresWithoutReplay(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("the first answer"))
-	if h.init.AgentCapabilities.SessionCapabilities.Resume == nil || h.init.AgentCapabilities.SessionCapabilities.Delete == nil {
-		t.Fatalf("resume and delete not advertised: %+v", h.init.AgentCapabilities.SessionCapabilities)
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("the first answer"))
+	if h.Init.AgentCapabilities.SessionCapabilities.Resume == nil || h.Init.AgentCapabilities.SessionCapabilities.Delete == nil {
+		t.Fatalf("resume and delete not advertised: %+v", h.Init.AgentCapabilities.SessionCapabilities)
 	}
-	sid := h.newSession()
-	h.prompt(sid, "first question")
+	sid := h.NewSession()
+	h.Prompt(sid, "first question")
 
-	h2 := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.StateDir = h.state }}, replyText("the second answer"))
+	h2 := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.StateDir = h.StateDir }}, looptest.ReplyText("the second answer"))
 	var resumed acp.ResumeSessionResponse
-	if err := h2.editor.Call(h2.ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.cwd}, &resumed); err != nil {
+	if err := h2.Editor.Call(h2.Ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.Cwd}, &resumed); err != nil {
 		t.Fatal(err)
 	}
 	if resumed.Modes == nil || len(resumed.ConfigOptions) == 0 {
 		t.Errorf("resume answered %+v, want the modes and config options", resumed)
 	}
-	if got := conversationUpdates(h2.editor.Updates(sid)); len(got) != 0 {
+	if got := conversationUpdates(h2.Editor.Updates(sid)); len(got) != 0 {
 		t.Fatalf("resume replayed %d conversation updates, want none: %+v", len(got), got)
 	}
-	h2.prompt(sid, "second question")
-	reqs := h2.model.Requests()
+	h2.Prompt(sid, "second question")
+	reqs := h2.Model.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d model requests", len(reqs))
 	}
@@ -66,19 +67,19 @@ func TestResumeRestoresWithoutReplay(t *testing.T) {
 		}
 	}
 
-	h3 := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.StateDir = h.state }})
-	if err := h3.editor.Call(h3.ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+	h3 := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.StateDir = h.StateDir }})
+	if err := h3.Editor.Call(h3.Ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.Cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := agentText(h3.editor.Updates(sid)); !strings.Contains(got, "the first answer") || !strings.Contains(got, "the second answer") {
+	if got := looptest.AgentText(h3.Editor.Updates(sid)); !strings.Contains(got, "the first answer") || !strings.Contains(got, "the second answer") {
 		t.Fatalf("load replayed %q, want both answers", got)
 	}
 }
 
 // TestResumeUnknownSession answers -32002, as load does.
 func TestResumeUnknownSession(t *testing.T) {
-	h := newHarness(t, harnessOpts{})
-	err := h.editor.Call(h.ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: "sess_nope", Cwd: h.cwd}, &acp.ResumeSessionResponse{})
+	h := looptest.NewHarness(t, looptest.Options{})
+	err := h.Editor.Call(h.Ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: "sess_nope", Cwd: h.Cwd}, &acp.ResumeSessionResponse{})
 	var rpcErr *jsonrpc2.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeResourceNotFound {
 		t.Fatalf("resume of an unknown session: %v, want code %d", err, acp.CodeResourceNotFound)
@@ -96,11 +97,11 @@ func TestDeleteSession(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, replyText("hello"))
-	sid := h.newSession()
-	keep := h.newSession()
-	h.prompt(sid, "hi")
-	logPath := sessionlog.Path(h.state, sid)
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams}, looptest.ReplyText("hello"))
+	sid := h.NewSession()
+	keep := h.NewSession()
+	h.Prompt(sid, "hi")
+	logPath := sessionlog.Path(h.StateDir, sid)
 	dir := strings.TrimSuffix(logPath, ".jsonl")
 	// A hook dialect renders its transcript into the session's folder.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -115,7 +116,7 @@ func TestDeleteSession(t *testing.T) {
 		}
 	}
 
-	if err := h.editor.Call(h.ctx, acp.MethodSessionDelete, acp.DeleteSessionRequest{SessionID: sid}, &struct{}{}); err != nil {
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionDelete, acp.DeleteSessionRequest{SessionID: sid}, &struct{}{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(ended) != 1 || ended[0] != sid+":other" {
@@ -127,7 +128,7 @@ func TestDeleteSession(t *testing.T) {
 		}
 	}
 	var list acp.ListSessionsResponse
-	if err := h.editor.Call(h.ctx, acp.MethodSessionList, acp.ListSessionsRequest{}, &list); err != nil {
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionList, acp.ListSessionsRequest{}, &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != keep {
@@ -138,10 +139,10 @@ func TestDeleteSession(t *testing.T) {
 		params any
 	}{
 		{acp.MethodSessionDelete, acp.DeleteSessionRequest{SessionID: sid}},
-		{acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.cwd}},
+		{acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.Cwd}},
 		{acp.MethodSessionPrompt, acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{acp.TextBlock("again")}}},
 	} {
-		err := h.editor.Call(h.ctx, call.method, call.params, &json.RawMessage{})
+		err := h.Editor.Call(h.Ctx, call.method, call.params, &json.RawMessage{})
 		var rpcErr *jsonrpc2.Error
 		if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeResourceNotFound {
 			t.Errorf("%s after delete: %v, want code %d", call.method, err, acp.CodeResourceNotFound)

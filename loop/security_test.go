@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // secretText is the content of a file outside the session's directories.
@@ -116,19 +117,19 @@ func TestFileToolsConfinedThroughTheAgent(t *testing.T) {
 		t.Run(fmt.Sprintf("clientFS=%v", clientFS), func(t *testing.T) {
 			f := newEscapeFixture(t)
 			cases := f.toolCases()
-			var blocks []map[string]any
+			var blocks []looptest.Block
 			for i, c := range cases {
-				blocks = append(blocks, toolUse(fmt.Sprintf("toolu_%02d", i), c.tool, c.input))
+				blocks = append(blocks, looptest.ToolUse(fmt.Sprintf("toolu_%02d", i), c.tool, c.input))
 			}
 			caps := acp.ClientCapabilities{}
 			if clientFS {
 				caps.FS = acp.FileSystemCapability{ReadTextFile: true, WriteTextFile: true}
 			}
-			h := newHarness(t, harnessOpts{mode: loop.ModeBypass, caps: caps, cfg: func(c *loop.Config) { c.ExtraDirectories = []string{f.extra} }},
-				streamBlocks("tool_use", blocks...), replyText("done"))
-			h.cwd = f.cwd
+			h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass, Caps: caps, Config: func(c *loop.Config) { c.ExtraDirectories = []string{f.extra} }},
+				looptest.StreamBlocks("tool_use", blocks...), looptest.ReplyText("done"))
+			h.Cwd = f.cwd
 			var fsPaths []string
-			h.editor.OnRequest = func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+			h.Editor.OnRequest = func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 				var p struct {
 					Path    string `json:"path"`
 					Content string `json:"content"`
@@ -148,18 +149,18 @@ func TestFileToolsConfinedThroughTheAgent(t *testing.T) {
 				return nil, &acp.Error{Code: acp.CodeMethodNotFound, Message: method}
 			}
 			var resp acp.NewSessionResponse
-			if err := h.editor.Call(h.ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: f.cwd, MCPServers: []acp.MCPServer{}, AdditionalDirectories: []string{f.added}}, &resp); err != nil {
+			if err := h.Editor.Call(h.Ctx, acp.MethodSessionNew, acp.NewSessionRequest{Cwd: f.cwd, MCPServers: []acp.MCPServer{}, AdditionalDirectories: []string{f.added}}, &resp); err != nil {
 				t.Fatal(err)
 			}
-			if stop := h.prompt(resp.SessionID, "try to get out"); stop != acp.StopEndTurn {
+			if stop := h.Prompt(resp.SessionID, "try to get out"); stop != acp.StopEndTurn {
 				t.Fatalf("stop = %q", stop)
 			}
-			reqs := h.model.Requests()
+			reqs := h.Model.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d model requests, want 2", len(reqs))
 			}
 			for i, c := range cases {
-				text, isErr := toolResultIn(t, reqs[1], fmt.Sprintf("toolu_%02d", i))
+				text, isErr := looptest.ToolResult(t, reqs[1], fmt.Sprintf("toolu_%02d", i))
 				switch {
 				case c.allowed:
 					if isErr {
@@ -204,9 +205,9 @@ func TestFileToolsConfinedThroughTheAgent(t *testing.T) {
 // it reaches the model as the text the user typed.
 func TestTemplatesAndExportConfined(t *testing.T) {
 	f := newEscapeFixture(t)
-	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir(); c.ExtraDirectories = []string{f.extra} }},
-		replyText("allowed one ran"), replyText("arguments sent as typed"))
-	h.cwd = f.cwd
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir(); c.ExtraDirectories = []string{f.extra} }},
+		looptest.ReplyText("allowed one ran"), looptest.ReplyText("arguments sent as typed"))
+	h.Cwd = f.cwd
 	dir := filepath.Join(f.cwd, ".claude", "commands")
 	os.MkdirAll(dir, 0o755)
 	templates := map[string]string{
@@ -222,30 +223,30 @@ func TestTemplatesAndExportConfined(t *testing.T) {
 	for name, tmpl := range templates {
 		os.WriteFile(filepath.Join(dir, name+".md"), []byte(tmpl), 0o644)
 	}
-	sid := h.newSession()
+	sid := h.NewSession()
 	prompts := []string{"/abs", "/dotdot", "/dirlink", "/filelink", "/rellink", "/claude",
 		"/export md ../" + filepath.Base(f.outside) + "/out.md", "/export md " + filepath.Join(f.outside, "out.md"), "/export md escape/out.md"}
 	for _, p := range prompts {
-		before := len(agentText(h.editor.Updates(sid)))
-		if stop := h.prompt(sid, p); stop != acp.StopEndTurn {
+		before := len(looptest.AgentText(h.Editor.Updates(sid)))
+		if stop := h.Prompt(sid, p); stop != acp.StopEndTurn {
 			t.Fatalf("%s: stop = %q", p, stop)
 		}
-		said := agentText(h.editor.Updates(sid))[before:]
+		said := looptest.AgentText(h.Editor.Updates(sid))[before:]
 		if !strings.Contains(said, "outside the session's directories") {
 			t.Errorf("%s: not refused as outside: %q", p, said)
 		}
 	}
-	if n := len(h.model.Requests()); n != 0 {
+	if n := len(h.Model.Requests()); n != 0 {
 		t.Fatalf("%d model requests from refused templates", n)
 	}
-	h.prompt(sid, "/ok")
-	reqs := h.model.Requests()
+	h.Prompt(sid, "/ok")
+	reqs := h.Model.Requests()
 	if len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0]["messages"]), "from the configured extra directory") {
 		t.Errorf("the allowed template did not include the extra directory's file: %v", reqs)
 	}
 	typed := "@{../" + filepath.Base(f.outside) + "/secret.txt}"
-	h.prompt(sid, "/args "+typed)
-	reqs = h.model.Requests()
+	h.Prompt(sid, "/args "+typed)
+	reqs = h.Model.Requests()
 	if len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1]["messages"]), "Summarize "+typed) {
 		t.Errorf("the argument was not sent as typed: %v", reqs)
 	}

@@ -13,36 +13,37 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 func TestHelpAndUnknownCommandsNeverReachTheModel(t *testing.T) {
-	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }})
-	sid := h.newSession()
-	if stop := h.prompt(sid, "/help"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "/help"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	help := agentText(h.editor.Updates(sid))
+	help := looptest.AgentText(h.Editor.Updates(sid))
 	for _, want := range []string{"/compact", "/clear", "/status", "/doctor"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("/help does not list %s:\n%s", want, help)
 		}
 	}
-	h.prompt(sid, "/compct")
-	text := agentText(h.editor.Updates(sid))
+	h.Prompt(sid, "/compct")
+	text := looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.Contains(text, "Unknown command /compct. Did you mean /compact") || !strings.Contains(text, "/help") {
 		t.Fatalf("unknown command answer: %q", text)
 	}
-	if n := len(h.model.Requests()); n != 0 {
+	if n := len(h.Model.Requests()); n != 0 {
 		t.Fatalf("%d model requests for commands", n)
 	}
 }
 
 func TestPathLikePromptsGoToTheModel(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("a path"), replyText("another path"))
-	sid := h.newSession()
-	h.prompt(sid, "/var/log/syslog is full of errors")
-	h.prompt(sid, "/tmp")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("a path"), looptest.ReplyText("another path"))
+	sid := h.NewSession()
+	h.Prompt(sid, "/var/log/syslog is full of errors")
+	h.Prompt(sid, "/tmp")
+	reqs := h.Model.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests, want 2", len(reqs))
 	}
@@ -53,16 +54,16 @@ func TestPathLikePromptsGoToTheModel(t *testing.T) {
 }
 
 func TestCustomPromptCommandExpandsAndRestrictsTools(t *testing.T) {
-	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }}, replyText("reviewed"))
-	os.MkdirAll(filepath.Join(h.cwd, ".claude", "commands"), 0o755)
-	os.WriteFile(filepath.Join(h.cwd, ".claude", "commands", "review.md"),
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("reviewed"))
+	os.MkdirAll(filepath.Join(h.Cwd, ".claude", "commands"), 0o755)
+	os.WriteFile(filepath.Join(h.Cwd, ".claude", "commands", "review.md"),
 		[]byte("---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Read, Grep\n---\nReview $1 carefully. Notes: @{notes.txt}"), 0o644)
-	os.WriteFile(filepath.Join(h.cwd, "notes.txt"), []byte("prefer small functions"), 0o644)
-	sid := h.newSession()
+	os.WriteFile(filepath.Join(h.Cwd, "notes.txt"), []byte("prefer small functions"), 0o644)
+	sid := h.NewSession()
 	var advertised *acp.AvailableCommandsUpdate
 	// The list follows the session/new response.
 	waitFor(t, func() bool {
-		for _, u := range h.editor.Updates(sid) {
+		for _, u := range h.Editor.Updates(sid) {
 			if a, ok := u.(*acp.AvailableCommandsUpdate); ok {
 				advertised = a
 			}
@@ -78,8 +79,8 @@ func TestCustomPromptCommandExpandsAndRestrictsTools(t *testing.T) {
 	if !found {
 		t.Fatalf("review not advertised: %+v", advertised)
 	}
-	h.prompt(sid, "/review main.go")
-	req := h.model.Requests()[0]
+	h.Prompt(sid, "/review main.go")
+	req := h.Model.Requests()[0]
 	msgs, _ := json.Marshal(req["messages"])
 	if !strings.Contains(string(msgs), "Review main.go carefully. Notes: prefer small functions") {
 		t.Fatalf("expansion not sent: %s", msgs)
@@ -94,25 +95,25 @@ func TestCustomPromptCommandExpandsAndRestrictsTools(t *testing.T) {
 }
 
 func TestShellInCommandIsConfirmedOrNotRun(t *testing.T) {
-	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }}, replyText("ok"))
-	os.MkdirAll(filepath.Join(h.cwd, ".cordis", "commands"), 0o755)
-	marker := filepath.Join(h.cwd, "ran")
-	os.WriteFile(filepath.Join(h.cwd, ".cordis", "commands", "status-git.md"), []byte("State: !{touch "+marker+"; echo fine}"), 0o644)
-	sid := h.newSession()
-	h.editor.OnPermission = allow(acp.PermRejectOnce)
-	h.prompt(sid, "/status-git")
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("ok"))
+	os.MkdirAll(filepath.Join(h.Cwd, ".cordis", "commands"), 0o755)
+	marker := filepath.Join(h.Cwd, "ran")
+	os.WriteFile(filepath.Join(h.Cwd, ".cordis", "commands", "status-git.md"), []byte("State: !{touch "+marker+"; echo fine}"), 0o644)
+	sid := h.NewSession()
+	h.Editor.OnPermission = looptest.Allow(acp.PermRejectOnce)
+	h.Prompt(sid, "/status-git")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the shell command ran although the user declined")
 	}
-	if !strings.Contains(agentText(h.editor.Updates(sid)), "not approved") {
-		t.Fatalf("no refusal shown: %q", agentText(h.editor.Updates(sid)))
+	if !strings.Contains(looptest.AgentText(h.Editor.Updates(sid)), "not approved") {
+		t.Fatalf("no refusal shown: %q", looptest.AgentText(h.Editor.Updates(sid)))
 	}
-	h.editor.OnPermission = allow(acp.PermAllowOnce)
-	h.prompt(sid, "/status-git")
+	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
+	h.Prompt(sid, "/status-git")
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("the approved shell command did not run")
 	}
-	msgs, _ := json.Marshal(h.model.Requests()[0]["messages"])
+	msgs, _ := json.Marshal(h.Model.Requests()[0]["messages"])
 	if !strings.Contains(string(msgs), "State: fine") {
 		t.Fatalf("shell output not substituted: %s", msgs)
 	}
@@ -132,12 +133,12 @@ func TestCompactReplacesHistoryAndFiresSeams(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, replyText("first answer"), replyText("SUMMARY: user asked a question"), replyText("after compaction"))
-	sid := h.newSession()
-	h.prompt(sid, "first question")
-	h.prompt(sid, "/compact keep it short")
-	h.prompt(sid, "next question")
-	reqs := h.model.Requests()
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams}, looptest.ReplyText("first answer"), looptest.ReplyText("SUMMARY: user asked a question"), looptest.ReplyText("after compaction"))
+	sid := h.NewSession()
+	h.Prompt(sid, "first question")
+	h.Prompt(sid, "/compact keep it short")
+	h.Prompt(sid, "next question")
+	reqs := h.Model.Requests()
 	compactReq, _ := json.Marshal(reqs[1])
 	if !strings.Contains(string(compactReq), "keep it short") || !strings.Contains(string(compactReq), "first question") {
 		t.Fatalf("compaction request lacks instructions or history: %s", compactReq)
@@ -152,12 +153,12 @@ func TestCompactReplacesHistoryAndFiresSeams(t *testing.T) {
 }
 
 func TestClearStartsOver(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("one"), replyText("two"))
-	sid := h.newSession()
-	h.prompt(sid, "remember 42")
-	h.prompt(sid, "/clear")
-	h.prompt(sid, "what number?")
-	msgs, _ := json.Marshal(h.model.Requests()[1]["messages"])
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("one"), looptest.ReplyText("two"))
+	sid := h.NewSession()
+	h.Prompt(sid, "remember 42")
+	h.Prompt(sid, "/clear")
+	h.Prompt(sid, "what number?")
+	msgs, _ := json.Marshal(h.Model.Requests()[1]["messages"])
 	if strings.Contains(string(msgs), "remember 42") {
 		t.Fatalf("history survived /clear: %s", msgs)
 	}
@@ -169,21 +170,21 @@ func TestCommandsDuringTurn(t *testing.T) {
 	release := make(chan struct{})
 	stalled := func(w http.ResponseWriter, r *http.Request) {
 		<-release
-		replyText("finished")(w, r)
+		looptest.ReplyText("finished")(w, r)
 	}
-	h := newHarness(t, harnessOpts{}, stalled)
-	sid := h.newSession()
+	h := looptest.NewHarness(t, looptest.Options{}, stalled)
+	sid := h.NewSession()
 	done := make(chan acp.StopReason)
 	go func() {
-		stop, _ := h.editor.Prompt(h.ctx, sid, "long task")
+		stop, _ := h.Editor.Prompt(h.Ctx, sid, "long task")
 		done <- stop
 	}()
-	waitFor(t, func() bool { return len(h.model.Requests()) == 1 })
-	if stop := h.prompt(sid, "/status"); stop != acp.StopEndTurn {
+	waitFor(t, func() bool { return len(h.Model.Requests()) == 1 })
+	if stop := h.Prompt(sid, "/status"); stop != acp.StopEndTurn {
 		t.Fatalf("/status stop = %q", stop)
 	}
-	h.prompt(sid, "/clear")
-	text := agentText(h.editor.Updates(sid))
+	h.Prompt(sid, "/clear")
+	text := looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.Contains(text, "Session "+sid) || !strings.Contains(text, "cannot run while a turn is in progress") {
 		t.Fatalf("agent text during turn: %q", text)
 	}
@@ -194,36 +195,36 @@ func TestCommandsDuringTurn(t *testing.T) {
 }
 
 func TestExportWritesTranscript(t *testing.T) {
-	h := newHarness(t, harnessOpts{}, replyText("the answer is 4"))
-	sid := h.newSession()
-	h.prompt(sid, "what is 2+2?")
-	h.prompt(sid, "/export md out.md")
-	data, err := os.ReadFile(filepath.Join(h.cwd, "out.md"))
+	h := looptest.NewHarness(t, looptest.Options{}, looptest.ReplyText("the answer is 4"))
+	sid := h.NewSession()
+	h.Prompt(sid, "what is 2+2?")
+	h.Prompt(sid, "/export md out.md")
+	data, err := os.ReadFile(filepath.Join(h.Cwd, "out.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(data), "## User\n\nwhat is 2+2?") || !strings.Contains(string(data), "the answer is 4") {
 		t.Fatalf("export:\n%s", data)
 	}
-	h.prompt(sid, "/export json /etc/cordis-escape.json")
-	if !strings.Contains(agentText(h.editor.Updates(sid)), "outside") {
+	h.Prompt(sid, "/export json /etc/cordis-escape.json")
+	if !strings.Contains(looptest.AgentText(h.Editor.Updates(sid)), "outside") {
 		t.Fatal("export outside the session's directories was not refused")
 	}
 }
 
 func TestDoctorReportsProblems(t *testing.T) {
-	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) {
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) {
 		c.Home = t.TempDir()
 		c.Doctor = func(cwd string) []string {
 			return []string{"✗ Claude hooks: " + cwd + "/.claude/settings.json: invalid JSON"}
 		}
 	}})
-	os.MkdirAll(filepath.Join(h.cwd, ".cordis", "commands"), 0o755)
-	os.WriteFile(filepath.Join(h.cwd, ".cordis", "commands", "bad.md"), []byte("---\nargument-hint: [unclosed\n---\nx"), 0o644)
-	sid := h.newSession()
-	h.prompt(sid, "/doctor")
-	got := agentText(h.editor.Updates(sid))
-	for _, want := range []string{"✓ model provider anthropic has credentials", "✗ command file " + filepath.Join(h.cwd, ".cordis", "commands", "bad.md"), "settings.json: invalid JSON"} {
+	os.MkdirAll(filepath.Join(h.Cwd, ".cordis", "commands"), 0o755)
+	os.WriteFile(filepath.Join(h.Cwd, ".cordis", "commands", "bad.md"), []byte("---\nargument-hint: [unclosed\n---\nx"), 0o644)
+	sid := h.NewSession()
+	h.Prompt(sid, "/doctor")
+	got := looptest.AgentText(h.Editor.Updates(sid))
+	for _, want := range []string{"✓ model provider anthropic has credentials", "✗ command file " + filepath.Join(h.Cwd, ".cordis", "commands", "bad.md"), "settings.json: invalid JSON"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("/doctor output lacks %q:\n%s", want, got)
 		}
@@ -237,20 +238,20 @@ func TestHooksCommandListsAndToggles(t *testing.T) {
 		ran++
 		return hooks.Decision{}, nil
 	}), hooks.RegisterOptions{Priority: 7})
-	h := newHarness(t, harnessOpts{hooks: pipe}, replyText("one"), replyText("two"))
-	sid := h.newSession()
-	h.prompt(sid, "/hooks")
-	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "Stop\n  - counter (priority 7, on)") {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe}, looptest.ReplyText("one"), looptest.ReplyText("two"))
+	sid := h.NewSession()
+	h.Prompt(sid, "/hooks")
+	if got := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(got, "Stop\n  - counter (priority 7, on)") {
 		t.Fatalf("/hooks:\n%s", got)
 	}
-	h.prompt(sid, "x")
-	h.prompt(sid, "/hooks disable counter")
-	h.prompt(sid, "y")
+	h.Prompt(sid, "x")
+	h.Prompt(sid, "/hooks disable counter")
+	h.Prompt(sid, "y")
 	if ran != 1 {
 		t.Fatalf("the Stop hook ran %d times, want 1 (disabled before the second turn)", ran)
 	}
-	h.prompt(sid, "/budget")
-	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "This session: 2 model requests") {
+	h.Prompt(sid, "/budget")
+	if got := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(got, "This session: 2 model requests") {
 		t.Fatalf("/budget: %q", got)
 	}
 }

@@ -13,12 +13,13 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // writeCommand puts a project prompt command into the harness's cwd.
-func writeCommand(t *testing.T, h *harness, name, body string) {
+func writeCommand(t *testing.T, h *looptest.Harness, name, body string) {
 	t.Helper()
-	dir := filepath.Join(h.cwd, ".cordis", "commands")
+	dir := filepath.Join(h.Cwd, ".cordis", "commands")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +79,15 @@ func TestSnippetDeniedByPreToolUseHook(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: guard, cfg: func(c *loop.Config) { c.Home = t.TempDir() }})
-	first, marker := filepath.Join(h.cwd, "first"), filepath.Join(h.cwd, "marker")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: guard, Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	first, marker := filepath.Join(h.Cwd, "first"), filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "setup", "Setup: !{echo hi > "+first+"} then !`touch "+marker+"`")
-	h.editor.OnPermission = allow(acp.PermAllowOnce)
-	sid := h.newSession()
-	h.prompt(sid, "/setup")
+	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
+	sid := h.NewSession()
+	h.Prompt(sid, "/setup")
 
 	assertNotCreated(t, first, marker)
-	text := agentText(h.editor.Updates(sid))
+	text := looptest.AgentText(h.Editor.Updates(sid))
 	if !strings.Contains(text, "touch "+marker) || !strings.Contains(text, "denied by a PreToolUse hook: no touching in this repository") {
 		t.Fatalf("the user was not told which snippet was denied and why: %q", text)
 	}
@@ -95,7 +96,7 @@ func TestSnippetDeniedByPreToolUseHook(t *testing.T) {
 	if len(seen) != 2 || !strings.HasPrefix(seen[0], `Bash {"command":"echo hi > `) {
 		t.Fatalf("PreToolUse saw %q, want both snippets as Bash {command}", seen)
 	}
-	if n := len(h.model.Requests()); n != 0 {
+	if n := len(h.Model.Requests()); n != 0 {
 		t.Fatalf("%d model requests after a denied snippet", n)
 	}
 }
@@ -115,19 +116,19 @@ func TestUserPromptSubmitBlockPreventsSnippets(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: block, cfg: func(c *loop.Config) { c.Home = t.TempDir() }})
-	marker := filepath.Join(h.cwd, "marker")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: block, Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	marker := filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "deploy", "Deploy: !{touch "+marker+"}")
 	var perms permissionLog
-	h.editor.OnPermission = perms.answer(acp.PermAllowOnce)
-	sid := h.newSession()
-	h.prompt(sid, "/deploy now")
+	h.Editor.OnPermission = perms.answer(acp.PermAllowOnce)
+	sid := h.NewSession()
+	h.Prompt(sid, "/deploy now")
 
 	assertNotCreated(t, marker)
 	if n := len(perms.all()); n != 0 {
 		t.Errorf("%d permission requests for a blocked prompt", n)
 	}
-	if text := agentText(h.editor.Updates(sid)); !strings.Contains(text, "deploys are frozen") {
+	if text := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(text, "deploys are frozen") {
 		t.Fatalf("block not shown: %q", text)
 	}
 	mu.Lock()
@@ -141,15 +142,15 @@ func TestUserPromptSubmitBlockPreventsSnippets(t *testing.T) {
 // file's !{…} are text: not run, not in the permission request. The one
 // request lists the template's own commands in full.
 func TestSnippetsComeOnlyFromTheTemplate(t *testing.T) {
-	h := newHarness(t, harnessOpts{cfg: func(c *loop.Config) { c.Home = t.TempDir() }}, replyText("ok"))
-	fromArgs, fromFile := filepath.Join(h.cwd, "from-args"), filepath.Join(h.cwd, "from-file")
-	os.WriteFile(filepath.Join(h.cwd, "NOTES.md"), []byte("build: !{touch "+fromFile+"} and !`touch "+fromFile+"`"), 0o644)
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("ok"))
+	fromArgs, fromFile := filepath.Join(h.Cwd, "from-args"), filepath.Join(h.Cwd, "from-file")
+	os.WriteFile(filepath.Join(h.Cwd, "NOTES.md"), []byte("build: !{touch "+fromFile+"} and !`touch "+fromFile+"`"), 0o644)
 	long := "echo " + strings.Repeat("x", 150) + "; echo tail-visible"
 	writeCommand(t, h, "review", "Review $ARGUMENTS\nNotes: @{NOTES.md}\nState: !{echo one}\nMore: !{"+long+"}")
 	var perms permissionLog
-	h.editor.OnPermission = perms.answer(acp.PermAllowOnce)
-	sid := h.newSession()
-	h.prompt(sid, "/review !{touch "+fromArgs+"} please")
+	h.Editor.OnPermission = perms.answer(acp.PermAllowOnce)
+	sid := h.NewSession()
+	h.Prompt(sid, "/review !{touch "+fromArgs+"} please")
 
 	assertNotCreated(t, fromArgs, fromFile)
 	reqs := perms.all()
@@ -169,7 +170,7 @@ func TestSnippetsComeOnlyFromTheTemplate(t *testing.T) {
 	if !strings.Contains(content.String(), "echo one") || !strings.Contains(content.String(), long) {
 		t.Fatalf("the request's content does not show every command in full:\n%s", content.String())
 	}
-	msgs, _ := json.Marshal(h.model.Requests()[0]["messages"])
+	msgs, _ := json.Marshal(h.Model.Requests()[0]["messages"])
 	for _, want := range []string{"Review !{touch ", "build: !{touch ", "State: one", "tail-visible"} {
 		if !strings.Contains(string(msgs), want) {
 			t.Errorf("the prompt lacks %q: %s", want, msgs)
@@ -183,18 +184,18 @@ func TestSnippetDeniedByPermissionRule(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.PermissionRules.Deny = []string{"Bash(touch:*)"}
 	pipe, _ := withBuiltins(t, cfg)
-	h := newHarness(t, harnessOpts{hooks: pipe, mode: loop.ModeBypass, cfg: func(c *loop.Config) { c.Home = t.TempDir() }})
-	marker := filepath.Join(h.cwd, "marker")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass, Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	marker := filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "init", "Init: !{echo start && touch "+marker+"}")
-	h.editor.OnPermission = neverAsk(t)
-	sid := h.newSession()
-	h.prompt(sid, "/init")
+	h.Editor.OnPermission = neverAsk(t)
+	sid := h.NewSession()
+	h.Prompt(sid, "/init")
 
 	assertNotCreated(t, marker)
-	if text := agentText(h.editor.Updates(sid)); !strings.Contains(text, "Bash(touch:*)") {
+	if text := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(text, "Bash(touch:*)") {
 		t.Fatalf("the rule was not named: %q", text)
 	}
-	if n := len(h.model.Requests()); n != 0 {
+	if n := len(h.Model.Requests()); n != 0 {
 		t.Fatalf("%d model requests after a denied snippet", n)
 	}
 }
@@ -202,20 +203,20 @@ func TestSnippetDeniedByPermissionRule(t *testing.T) {
 // TestSnippetModes: bypassPermissions runs snippets without asking (like
 // Bash); plan mode, which is read-only, runs none.
 func TestSnippetModes(t *testing.T) {
-	h := newHarness(t, harnessOpts{mode: loop.ModeBypass, cfg: func(c *loop.Config) { c.Home = t.TempDir() }}, replyText("ok"))
-	marker := filepath.Join(h.cwd, "marker")
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass, Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("ok"))
+	marker := filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "mark", "Mark: !{touch "+marker+" && echo marked}")
-	h.editor.OnPermission = neverAsk(t)
-	sid := h.newSession()
-	h.prompt(sid, "/mark")
+	h.Editor.OnPermission = neverAsk(t)
+	sid := h.NewSession()
+	h.Prompt(sid, "/mark")
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("bypassPermissions did not run the snippet: %v", err)
 	}
 	os.Remove(marker)
-	h.prompt(sid, "/mode plan")
-	h.prompt(sid, "/mark")
+	h.Prompt(sid, "/mode plan")
+	h.Prompt(sid, "/mark")
 	assertNotCreated(t, marker)
-	if text := agentText(h.editor.Updates(sid)); !strings.Contains(text, "plan mode") {
+	if text := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(text, "plan mode") {
 		t.Fatalf("plan mode refusal not shown: %q", text)
 	}
 }

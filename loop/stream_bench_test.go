@@ -18,6 +18,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks/builtin"
 	"github.com/cordis-agent/cordis/llm/anthropic"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // benchEditor is the cheapest possible ACP client for benchmarks: it
@@ -204,17 +205,7 @@ func benchProvider(tb testing.TB, body func(req []byte) []byte) *anthropic.Provi
 		w.Write(body(req))
 	}))
 	tb.Cleanup(srv.Close)
-	p, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, Model: "claude-test", MaxRetries: -1},
-		anthropic.WithGetenv(func(k string) string {
-			if k == "ANTHROPIC_API_KEY" {
-				return "bench-key"
-			}
-			return ""
-		}))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return p
+	return looptest.AnthropicProvider(tb, anthropic.Config{BaseURL: srv.URL, Model: "claude-test", MaxRetries: -1})
 }
 
 // builtinHooks is the hook pipeline cordis runs by default (every

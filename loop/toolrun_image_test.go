@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/sessionlog"
 	"github.com/google/go-cmp/cmp"
 )
@@ -67,22 +68,22 @@ func TestReadImageReachesModelEditorAndHooks(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, streamBlocks("tool_use", toolUse("toolu_1", "Read", nil)), replyText("A tiny grey picture."))
-	path := filepath.Join(h.cwd, "pic.png")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams})
+	path := filepath.Join(h.Cwd, "pic.png")
 	data := writePNG(t, path)
 	b64 := base64.StdEncoding.EncodeToString(data)
 	// The scripted tool_use needs the path, known only now.
-	h.model.script[0] = streamBlocks("tool_use", toolUse("toolu_1", "Read", map[string]any{"file_path": path}))
-	sid := h.newSession()
-	h.prompt(sid, "What is in pic.png?")
-	h.model.checkAllUsed()
+	h.Model.Append(looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Read", map[string]any{"file_path": path})), looptest.ReplyText("A tiny grey picture."))
+	sid := h.NewSession()
+	h.Prompt(sid, "What is in pic.png?")
+	h.Model.CheckAllUsed()
 
 	text := "Read image " + path + ": PNG, 3x2 pixels, " + itoa(len(data)) + " bytes."
 	wantModel := []any{
 		map[string]any{"type": "text", "text": text},
 		map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": b64}},
 	}
-	if diff := cmp.Diff(wantModel, toolResultBlocks(t, h.model.Requests()[1], "toolu_1")); diff != "" {
+	if diff := cmp.Diff(wantModel, toolResultBlocks(t, h.Model.Requests()[1], "toolu_1")); diff != "" {
 		t.Errorf("tool_result content (-want +got):\n%s", diff)
 	}
 
@@ -90,7 +91,7 @@ func TestReadImageReachesModelEditorAndHooks(t *testing.T) {
 		acp.ContentText(text),
 		{Type: "content", Content: &acp.ContentBlock{Type: "image", MimeType: "image/png", Data: b64}},
 	}
-	ups := toolUpdates(h.editor.Updates(sid), "toolu_1")
+	ups := toolUpdates(h.Editor.Updates(sid), "toolu_1")
 	last := ups[len(ups)-1]
 	if last.Status != acp.ToolStatusCompleted {
 		t.Errorf("final status %q", last.Status)
@@ -103,7 +104,7 @@ func TestReadImageReachesModelEditorAndHooks(t *testing.T) {
 		t.Errorf("ACP image content = %s, want %s", wire, want)
 	}
 
-	logged := logData(logEvents(t, h.state, sid, ""), sessionlog.TypeToolResult)
+	logged := logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeToolResult)
 	if len(logged) != 1 {
 		t.Fatalf("%d tool results logged", len(logged))
 	}
@@ -137,17 +138,17 @@ func TestReplacedImageResultDropsImages(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, nil, replyText("ok"))
-	path := filepath.Join(h.cwd, "pic.png")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams})
+	path := filepath.Join(h.Cwd, "pic.png")
 	writePNG(t, path)
-	h.model.script[0] = streamBlocks("tool_use", toolUse("toolu_1", "Read", map[string]any{"file_path": path}))
-	sid := h.newSession()
-	h.prompt(sid, "x")
+	h.Model.Append(looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Read", map[string]any{"file_path": path})), looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
 	want := []any{map[string]any{"type": "text", "text": "redacted"}}
-	if diff := cmp.Diff(want, toolResultBlocks(t, h.model.Requests()[1], "toolu_1")); diff != "" {
+	if diff := cmp.Diff(want, toolResultBlocks(t, h.Model.Requests()[1], "toolu_1")); diff != "" {
 		t.Errorf("tool_result content (-want +got):\n%s", diff)
 	}
-	ups := toolUpdates(h.editor.Updates(sid), "toolu_1")
+	ups := toolUpdates(h.Editor.Updates(sid), "toolu_1")
 	if diff := cmp.Diff([]acp.ToolCallContent{acp.ContentText("redacted")}, ups[len(ups)-1].Content); diff != "" {
 		t.Errorf("tool_call_update content (-want +got):\n%s", diff)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/codex"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/renderings from this run")
@@ -75,29 +76,29 @@ func TestRenderingsOfASession(t *testing.T) {
 			}
 			return save
 		})
-	h := newHarness(t, seams, loop.ModeBypass,
-		streamBlocks(100, "tool_use", thinking("Let me look."), text("Running it."),
-			toolUse("toolu_1", "Bash", map[string]any{"command": "echo echoed-output", "description": "echo"})),
-		streamBlocks(110, "tool_use", toolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
-		streamBlocks(50, "end_turn", text("child found it")),
-		streamBlocks(120, "end_turn", text("all done")),
-		streamBlocks(130, "end_turn", text("really done")),
-		streamBlocks(140, "end_turn", text("second answer")),
-		streamBlocks(150, "end_turn", text("the summary")),
-		streamBlocks(160, "end_turn", text("after compaction answer")),
-		streamBlocks(170, "end_turn", text("after load answer")),
+	h := newFixedHarness(t, seams, loop.ModeBypass,
+		answer(100, "tool_use", looptest.Thinking("Let me look."), looptest.Text("Running it."),
+			looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "echo echoed-output", "description": "echo"})),
+		answer(110, "tool_use", looptest.ToolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
+		answer(50, "end_turn", looptest.Text("child found it")),
+		answer(120, "end_turn", looptest.Text("all done")),
+		answer(130, "end_turn", looptest.Text("really done")),
+		answer(140, "end_turn", looptest.Text("second answer")),
+		answer(150, "end_turn", looptest.Text("the summary")),
+		answer(160, "end_turn", looptest.Text("after compaction answer")),
+		answer(170, "end_turn", looptest.Text("after load answer")),
 	)
-	sid := h.newSession()
-	h.prompt(sid, "the question")
-	h.call(acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: sid, ModeID: loop.ModeAcceptEdits})
-	h.prompt(sid, "second question")
-	h.prompt(sid, "/compact")
-	h.prompt(sid, "after compaction")
-	h.call(acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}})
-	h.prompt(sid, "after load")
-	h.model.checkAllUsed()
+	sid := h.NewSession()
+	h.Prompt(sid, "the question")
+	call(t, h, acp.MethodSessionSetMode, acp.SetSessionModeRequest{SessionID: sid, ModeID: loop.ModeAcceptEdits})
+	h.Prompt(sid, "second question")
+	h.Prompt(sid, "/compact")
+	h.Prompt(sid, "after compaction")
+	call(t, h, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.Cwd, MCPServers: []acp.MCPServer{}})
+	h.Prompt(sid, "after load")
+	h.Model.CheckAllUsed()
 
-	sessionDir := filepath.Join(h.state, "sessions", sid)
+	sessionDir := filepath.Join(h.StateDir, "sessions", sid)
 	// Hooks were told where the renderings are.
 	for _, c := range []struct{ file, field, want string }{
 		{"claude-Stop.json", "transcript_path", "transcript.jsonl"},
@@ -117,7 +118,7 @@ func TestRenderingsOfASession(t *testing.T) {
 			t.Errorf("%s: %s = %v, want %s", c.file, c.field, got, want)
 		}
 	}
-	norm := normalizer{"SESSION": sid, "STATE": h.state, "CWD": h.cwd}
+	norm := normalizer{"SESSION": sid, "STATE": h.StateDir, "CWD": h.Cwd}
 	for golden, rel := range renderings {
 		data, err := os.ReadFile(filepath.Join(sessionDir, rel))
 		if err != nil {

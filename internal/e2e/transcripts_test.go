@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,10 +12,9 @@ import (
 	"github.com/cordis-agent/cordis/bridge/codex/rollout"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
-
-func reply(s string) http.HandlerFunc { return streamBlocks(100, "end_turn", text(s)) }
 
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
@@ -84,14 +82,14 @@ func TestCodexHooksSeeARollout(t *testing.T) {
 		}
 		return "true"
 	})
-	h := newHarness(t, p, loop.ModeBypass,
-		streamBlocks(100, "tool_use", toolUse("toolu_1", "Bash", map[string]any{"command": "echo echoed-output"}),
-			toolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
+	h := newFixedHarness(t, p, loop.ModeBypass,
+		answer(100, "tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "echo echoed-output"}),
+			looptest.ToolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
 		reply("child found it"),
 		reply("all done"))
-	sid := h.newSession()
-	h.prompt(sid, "the question")
-	logPath := sessionlog.Path(h.state, sid)
+	sid := h.NewSession()
+	h.Prompt(sid, "the question")
+	logPath := sessionlog.Path(h.StateDir, sid)
 
 	read := func(name string) []byte {
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -123,7 +121,7 @@ func TestCodexHooksSeeARollout(t *testing.T) {
 	lines := rolloutLines(t, read("codex-stop.transcript"))
 	if meta := lines[0]; meta["type"] != "session_meta" {
 		t.Fatalf("first line %v, want session_meta", meta)
-	} else if p := meta["payload"].(map[string]any); p["id"] != sid || p["originator"] != "cordis" || p["cwd"] != h.cwd || p["model_provider"] != "anthropic" {
+	} else if p := meta["payload"].(map[string]any); p["id"] != sid || p["originator"] != "cordis" || p["cwd"] != h.Cwd || p["model_provider"] != "anthropic" {
 		t.Errorf("session_meta = %v", p)
 	}
 	if tc := payloads(lines, "turn_context", ""); len(tc) != 1 || tc[0]["turn_id"] != "turn-1" || tc[0]["model"] != "claude-test" || tc[0]["approval_policy"] != "never" {
@@ -189,7 +187,7 @@ func TestCodexHooksSeeARollout(t *testing.T) {
 	}
 
 	// SubagentStop: the parent's rollout and the child's own.
-	agentRollout := rollout.AgentPath(sessionlog.SubagentPath(h.state, sid, "agent-toolu_task"))
+	agentRollout := rollout.AgentPath(sessionlog.SubagentPath(h.StateDir, sid, "agent-toolu_task"))
 	if codexSubStop.TranscriptPath != rollout.Path(logPath) || codexSubStop.AgentTranscriptPath != agentRollout {
 		t.Errorf("Codex SubagentStop paths = %q, %q; want %q, %q", codexSubStop.TranscriptPath, codexSubStop.AgentTranscriptPath, rollout.Path(logPath), agentRollout)
 	}
@@ -215,17 +213,17 @@ func TestCodexHooksSeeARollout(t *testing.T) {
 func TestRolloutAfterLoadAndLoss(t *testing.T) {
 	dir := t.TempDir()
 	p := bothBridges(t, dir, []string{"Stop"}, func(string, string) string { return "true" })
-	h := newHarness(t, p, loop.ModeDefault, reply("first answer"), reply("second answer"), reply("third answer"))
-	sid := h.newSession()
-	h.prompt(sid, "first question")
-	path := rollout.Path(sessionlog.Path(h.state, sid))
+	h := newFixedHarness(t, p, loop.ModeDefault, reply("first answer"), reply("second answer"), reply("third answer"))
+	sid := h.NewSession()
+	h.Prompt(sid, "first question")
+	path := rollout.Path(sessionlog.Path(h.StateDir, sid))
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	load := func() {
 		t.Helper()
-		if err := h.editor.Call(h.ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
+		if err := h.Editor.Call(h.Ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.Cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -233,7 +231,7 @@ func TestRolloutAfterLoadAndLoss(t *testing.T) {
 
 	// Reopened with the file in place: appended to, usage continued.
 	load()
-	h.prompt(sid, "second question")
+	h.Prompt(sid, "second question")
 	data, _ := os.ReadFile(path)
 	lines := rolloutLines(t, data)
 	if n := len(payloads(lines, "session_meta", "")); n != 1 {
@@ -254,7 +252,7 @@ func TestRolloutAfterLoadAndLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	load()
-	h.prompt(sid, "third question")
+	h.Prompt(sid, "third question")
 	data, err = os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -273,11 +271,11 @@ func TestRolloutAfterLoadAndLoss(t *testing.T) {
 // Codex rollout's token totals, as it reaches the session's own.
 func TestCompactCountsInTheRollout(t *testing.T) {
 	p := bothBridges(t, t.TempDir(), []string{"SessionStart"}, func(string, string) string { return "true" })
-	h := newHarness(t, p, loop.ModeDefault, reply("first answer"), reply("SUMMARY"))
-	sid := h.newSession()
-	h.prompt(sid, "first question")
-	h.prompt(sid, "/compact") // SessionStart (compact) runs after it
-	data, err := os.ReadFile(rollout.Path(sessionlog.Path(h.state, sid)))
+	h := newFixedHarness(t, p, loop.ModeDefault, reply("first answer"), reply("SUMMARY"))
+	sid := h.NewSession()
+	h.Prompt(sid, "first question")
+	h.Prompt(sid, "/compact") // SessionStart (compact) runs after it
+	data, err := os.ReadFile(rollout.Path(sessionlog.Path(h.StateDir, sid)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,15 +305,15 @@ func TestOnlyConfiguredDialectsWrite(t *testing.T) {
 		transcript bool
 	}{{"claude hooks", true, true}, {"no hooks", false, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			var h *harness
+			var h *looptest.Harness
 			if c.seams {
-				h = newHarness(t, claudeOnly, loop.ModeDefault, reply("answer"))
+				h = newFixedHarness(t, claudeOnly, loop.ModeDefault, reply("answer"))
 			} else {
-				h = newHarness(t, nil, loop.ModeDefault, reply("answer"))
+				h = newFixedHarness(t, nil, loop.ModeDefault, reply("answer"))
 			}
-			sid := h.newSession()
-			h.prompt(sid, "question")
-			logPath := sessionlog.Path(h.state, sid)
+			sid := h.NewSession()
+			h.Prompt(sid, "question")
+			logPath := sessionlog.Path(h.StateDir, sid)
 			if _, err := os.Stat(transcript.Path(logPath)); (err == nil) != c.transcript {
 				t.Errorf("transcript exists: %v, want %v", err == nil, c.transcript)
 			}

@@ -1,4 +1,4 @@
-package loop_test
+package e2e_test
 
 // Full turns through the Claude Code hook bridge (bridge/claude) registered
 // on a hooks.Pipeline, as cmd/cordis assembles it.
@@ -17,6 +17,7 @@ import (
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
 // claudeHooks writes a Claude Code hooks file with one command per event
@@ -42,15 +43,15 @@ func TestClaudeBridgePreToolUseExit2DeniesWithStderr(t *testing.T) {
 	seams := claudeHooks(t, map[hooks.Event]map[string]any{
 		hooks.PreToolUse: {"command": `if grep -q forbidden; then echo "forbidden by policy" >&2; exit 2; fi`},
 	})
-	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass},
-		streamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "fine")),
-		replyText("ok"))
-	h.prompt(h.newSession(), "x")
-	req := h.model.Requests()[1]
-	if text, isErr := toolResultIn(t, req, "toolu_1"); !isErr || !strings.Contains(text, "forbidden by policy") {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "fine")),
+		looptest.ReplyText("ok"))
+	h.Prompt(h.NewSession(), "x")
+	req := h.Model.Requests()[1]
+	if text, isErr := looptest.ToolResult(t, req, "toolu_1"); !isErr || !strings.Contains(text, "forbidden by policy") {
 		t.Fatalf("denied result = %q (error %v)", text, isErr)
 	}
-	if text, isErr := toolResultIn(t, req, "toolu_2"); isErr || !strings.Contains(text, "fine") {
+	if text, isErr := looptest.ToolResult(t, req, "toolu_2"); isErr || !strings.Contains(text, "fine") {
 		t.Fatalf("allowed result = %q (error %v)", text, isErr)
 	}
 }
@@ -59,18 +60,18 @@ func TestClaudeBridgeAskReachesTheEditorAndSystemMessageIsShown(t *testing.T) {
 	seams := claudeHooks(t, map[hooks.Event]map[string]any{
 		hooks.PreToolUse: {"command": `cat >/dev/null; echo '{"systemMessage":"policy: confirm shell commands","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"confirm"}}'`},
 	})
-	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("ok"))
 	asked := 0
-	h.editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		asked++
-		return allow(acp.PermAllowOnce)(ctx, p)
+		return looptest.Allow(acp.PermAllowOnce)(ctx, p)
 	}
-	sid := h.newSession()
-	h.prompt(sid, "x")
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
 	if asked != 1 {
 		t.Fatalf("asked %d times, want 1 (ask is not downgraded by bypass mode)", asked)
 	}
-	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "policy: confirm shell commands") {
+	if got := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(got, "policy: confirm shell commands") {
 		t.Fatalf("systemMessage not shown: %q", got)
 	}
 }
@@ -80,11 +81,11 @@ func TestClaudeBridgeStopBlockHonoursStopHookActive(t *testing.T) {
 	seams := claudeHooks(t, map[hooks.Event]map[string]any{
 		hooks.Stop: {"command": `if grep -q '"stop_hook_active":true'; then exit 0; fi; echo '{"decision":"block","reason":"run the tests first"}'`},
 	})
-	h := newHarness(t, harnessOpts{hooks: seams}, replyText("All done."), replyText("Tests pass."))
-	if stop := h.prompt(h.newSession(), "fix it"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams}, looptest.ReplyText("All done."), looptest.ReplyText("Tests pass."))
+	if stop := h.Prompt(h.NewSession(), "fix it"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	reqs := h.model.Requests()
+	reqs := h.Model.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
@@ -100,18 +101,18 @@ func TestClaudeBridgeUserPromptContextAndHangingHook(t *testing.T) {
 		// Killed at its timeout; the permission flow then runs as usual.
 		hooks.PreToolUse: {"command": `sleep 30 & sleep 30`, "timeout": 0.5},
 	})
-	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "went on")), replyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "went on")), looptest.ReplyText("ok"))
 	start := time.Now()
-	h.prompt(h.newSession(), "x")
+	h.Prompt(h.NewSession(), "x")
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("the turn waited %s for a hanging hook", d)
 	}
-	reqs := h.model.Requests()
+	reqs := h.Model.Requests()
 	first, _ := json.Marshal(reqs[0]["messages"])
 	if !strings.Contains(string(first), "branch: main") {
 		t.Fatalf("UserPromptSubmit context missing: %s", first)
 	}
-	if text, isErr := toolResultIn(t, reqs[1], "toolu_1"); isErr || !strings.Contains(text, "went on") {
+	if text, isErr := looptest.ToolResult(t, reqs[1], "toolu_1"); isErr || !strings.Contains(text, "went on") {
 		t.Fatalf("result = %q (error %v)", text, isErr)
 	}
 }
@@ -120,18 +121,18 @@ func TestClaudeBridgeLoudHookNeverTouchesTheProtocol(t *testing.T) {
 	seams := claudeHooks(t, map[hooks.Event]map[string]any{
 		hooks.PostToolUse: {"command": `cat >/dev/null; head -c 10000000 /dev/zero | tr '\0' x; head -c 10000000 /dev/zero | tr '\0' y >&2; echo direct >/dev/stdout`},
 	})
-	h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("ok"))
-	h.prompt(h.newSession(), "x")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("ok"))
+	h.Prompt(h.NewSession(), "x")
 	// The recording editor fails the test on any non-JSON-RPC line; check
 	// the volume too.
 	total := 0
-	for _, f := range h.editor.Frames() {
+	for _, f := range h.Editor.Frames() {
 		total += len(f)
 	}
 	if total > 1<<20 {
 		t.Fatalf("%d bytes on the protocol stream", total)
 	}
-	if text, _ := toolResultIn(t, h.model.Requests()[1], "toolu_1"); len(text) > 1000 {
+	if text, _ := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1"); len(text) > 1000 {
 		t.Fatalf("hook stdout leaked into the tool result: %d bytes", len(text))
 	}
 }
@@ -141,12 +142,12 @@ func TestClaudeBridgeLoudHookNeverTouchesTheProtocol(t *testing.T) {
 // protocol streams.
 func TestClaudeBridgeMissingFileChangesNothing(t *testing.T) {
 	run := func(seams hooks.Seams) []string {
-		h := newHarness(t, harnessOpts{hooks: seams, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "a")), replyText("done"))
-		sid := h.newSession()
-		h.prompt(sid, "x")
+		h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("done"))
+		sid := h.NewSession()
+		h.Prompt(sid, "x")
 		var out []string
 		ids := regexp.MustCompile(regexp.QuoteMeta(sid))
-		for _, f := range h.editor.Frames() {
+		for _, f := range h.Editor.Frames() {
 			out = append(out, ids.ReplaceAllString(string(f), "SESSION"))
 		}
 		return out

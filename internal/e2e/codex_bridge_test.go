@@ -1,4 +1,4 @@
-package loop_test
+package e2e_test
 
 // Full turns through the Codex CLI hook bridge (bridge/codex) registered on
 // a hooks.Pipeline, as cmd/cordis assembles it: each event's effect on
@@ -20,6 +20,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/looptest"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -44,15 +45,6 @@ func codexOptions(name string) codex.Options {
 	return codex.Options{Name: name, Shell: []string{"sh", "-c"}, Home: "/nonexistent-home"}
 }
 
-func sessionEvents(t *testing.T, h *harness, sid string) []sessionlog.Event {
-	t.Helper()
-	events, _, err := sessionlog.Read(sessionlog.Path(h.state, sid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return events
-}
-
 func countEvents(events []sessionlog.Event, typ, contains string) int {
 	n := 0
 	for _, e := range events {
@@ -61,11 +53,6 @@ func countEvents(events []sessionlog.Event, typ, contains string) int {
 		}
 	}
 	return n
-}
-
-func jsonOf(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // TestCodexBridgeFullTurn: SessionStart context reaches the system prompt,
@@ -82,15 +69,15 @@ func TestCodexBridgeFullTurn(t *testing.T) {
 	})
 	p := hooks.NewPipeline()
 	codex.New(codex.Config{Path: path}, codexOptions("codex-hooks")).Register(p)
-	h := newHarness(t, harnessOpts{hooks: p, mode: loop.ModeBypass},
-		streamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "original output")),
-		replyText("All done."),
-		replyText("Tests pass."))
-	sid := h.newSession()
-	if stop := h.prompt(sid, "go"); stop != acp.StopEndTurn {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: p, Mode: loop.ModeBypass},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "forbidden"), bashEcho("toolu_2", "original output")),
+		looptest.ReplyText("All done."),
+		looptest.ReplyText("Tests pass."))
+	sid := h.NewSession()
+	if stop := h.Prompt(sid, "go"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	reqs := h.model.Requests()
+	reqs := h.Model.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d model requests, want 3 (the Stop block continues once)", len(reqs))
 	}
@@ -100,17 +87,17 @@ func TestCodexBridgeFullTurn(t *testing.T) {
 	if msgs := jsonOf(reqs[0]["messages"]); !strings.Contains(msgs, "codex prompt context") {
 		t.Errorf("UserPromptSubmit context missing: %s", msgs)
 	}
-	if text, isErr := toolResultIn(t, reqs[1], "toolu_1"); !isErr || !strings.Contains(text, "forbidden by codex policy") {
+	if text, isErr := looptest.ToolResult(t, reqs[1], "toolu_1"); !isErr || !strings.Contains(text, "forbidden by codex policy") {
 		t.Errorf("denied call result = %q (error %v)", text, isErr)
 	}
-	if text, _ := toolResultIn(t, reqs[1], "toolu_2"); text != "codex feedback replaces the output" {
+	if text, _ := looptest.ToolResult(t, reqs[1], "toolu_2"); text != "codex feedback replaces the output" {
 		t.Errorf("PostToolUse result = %q, want the feedback alone", text)
 	}
 	if msgs := jsonOf(reqs[2]["messages"]); !strings.Contains(msgs, "run the tests first") {
 		t.Errorf("the Stop reason did not reach the model: %s", msgs)
 	}
 
-	events := sessionEvents(t, h, sid)
+	events := sessionEvents(t, sessionlog.Path(h.StateDir, sid))
 	for _, ev := range []string{"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} {
 		if n := countEvents(events, sessionlog.TypeHookResult, `"hook":"codex-hooks","event":"`+ev+`"`); n == 0 {
 			t.Errorf("no hook/result of codex-hooks on %s in the session log", ev)
@@ -129,13 +116,13 @@ func TestCodexBridgeFailedHookIsRecorded(t *testing.T) {
 	})
 	p := hooks.NewPipeline()
 	codex.New(codex.Config{Path: path}, codexOptions("codex-hooks")).Register(p)
-	h := newHarness(t, harnessOpts{hooks: p, mode: loop.ModeBypass}, streamBlocks("tool_use", bashEcho("toolu_1", "ran")), replyText("ok"))
-	sid := h.newSession()
-	h.prompt(sid, "x")
-	if text, isErr := toolResultIn(t, h.model.Requests()[1], "toolu_1"); isErr || !strings.Contains(text, "ran") {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: p, Mode: loop.ModeBypass}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "ran")), looptest.ReplyText("ok"))
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
+	if text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1"); isErr || !strings.Contains(text, "ran") {
 		t.Errorf("result = %q (error %v): an invalid ask must not stop the call", text, isErr)
 	}
-	if n := countEvents(sessionEvents(t, h, sid), sessionlog.TypeHookError, `unsupported permissionDecision \"ask\"`); n != 1 {
+	if n := countEvents(sessionEvents(t, sessionlog.Path(h.StateDir, sid)), sessionlog.TypeHookError, `unsupported permissionDecision \"ask\"`); n != 1 {
 		t.Errorf("%d hook/error records for the invalid ask, want 1", n)
 	}
 }
@@ -145,14 +132,14 @@ func TestCodexStopLoopIsCapped(t *testing.T) {
 	path := codexFile(t, map[string]string{"Stop": `cat >/dev/null; echo '{"decision":"block","reason":"never done"}'`})
 	p := hooks.NewPipeline()
 	codex.New(codex.Config{Path: path}, codexOptions("codex-hooks")).Register(p)
-	h := newHarness(t, harnessOpts{hooks: p, cfg: func(c *loop.Config) { c.MaxStopBlocks = 2 }},
-		replyText("a"), replyText("b"), replyText("c"))
-	sid := h.newSession()
-	h.prompt(sid, "x")
-	if n := len(h.model.Requests()); n != 3 {
+	h := looptest.NewHarness(t, looptest.Options{Hooks: p, Config: func(c *loop.Config) { c.MaxStopBlocks = 2 }},
+		looptest.ReplyText("a"), looptest.ReplyText("b"), looptest.ReplyText("c"))
+	sid := h.NewSession()
+	h.Prompt(sid, "x")
+	if n := len(h.Model.Requests()); n != 3 {
 		t.Errorf("%d requests, want 3 (two continuations, then the cap)", n)
 	}
-	if got := agentText(h.editor.Updates(sid)); !strings.Contains(got, "consecutive times") {
+	if got := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(got, "consecutive times") {
 		t.Errorf("the cap was not announced: %q", got)
 	}
 }
@@ -182,10 +169,10 @@ func TestBothBridgesOnOneEventMergeInConfigOrder(t *testing.T) {
 					codex.New(codex.Config{Path: codexPath}, codex.Options{Name: "codex-hooks", Priority: 100, Shell: []string{"sh", "-c"}}).Register(p)
 				}
 			}
-			h := newHarness(t, harnessOpts{hooks: p}, replyText("done"), replyText("really done"))
-			sid := h.newSession()
-			h.prompt(sid, "x")
-			reqs := h.model.Requests()
+			h := looptest.NewHarness(t, looptest.Options{Hooks: p}, looptest.ReplyText("done"), looptest.ReplyText("really done"))
+			sid := h.NewSession()
+			h.Prompt(sid, "x")
+			reqs := h.Model.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want 2", len(reqs))
 			}
@@ -202,7 +189,7 @@ func TestBothBridgesOnOneEventMergeInConfigOrder(t *testing.T) {
 			if i, j := strings.Index(cont, firstStop), strings.Index(cont, secondStop); i < 0 || j < 0 || i > j {
 				t.Errorf("Stop reasons out of config order: %s", cont)
 			}
-			events := sessionEvents(t, h, sid)
+			events := sessionEvents(t, sessionlog.Path(h.StateDir, sid))
 			var names []string
 			for _, e := range events {
 				if e.Type == sessionlog.TypeHookStart && strings.Contains(string(e.Data), `"event":"UserPromptSubmit"`) {
@@ -229,8 +216,8 @@ func TestCodexProjectHookTrust(t *testing.T) {
 	opts := codexOptions("codex-hooks")
 	opts.Trust = store
 	codex.New(codex.Config{}, opts).Register(p)
-	h := newHarness(t, harnessOpts{hooks: p}, replyText("one"), replyText("three"))
-	file := filepath.Join(h.cwd, ".codex", "hooks.json")
+	h := looptest.NewHarness(t, looptest.Options{Hooks: p}, looptest.ReplyText("one"), looptest.ReplyText("three"))
+	file := filepath.Join(h.Cwd, ".codex", "hooks.json")
 	write := func(reason string) {
 		t.Helper()
 		os.MkdirAll(filepath.Dir(file), 0o755)
@@ -242,38 +229,38 @@ func TestCodexProjectHookTrust(t *testing.T) {
 		os.Chtimes(file, future, future)
 	}
 	write("blocked by project")
-	sid := h.newSession()
+	sid := h.NewSession()
 
-	h.prompt(sid, "first")
-	text := agentText(h.editor.Updates(sid))
-	if !strings.Contains(text, "cordis skipped a Codex project hook that is not trusted") || !strings.Contains(text, "cordis hooks trust --cwd "+h.cwd) {
+	h.Prompt(sid, "first")
+	text := looptest.AgentText(h.Editor.Updates(sid))
+	if !strings.Contains(text, "cordis skipped a Codex project hook that is not trusted") || !strings.Contains(text, "cordis hooks trust --cwd "+h.Cwd) {
 		t.Fatalf("the skip was not shown: %q", text)
 	}
-	if strings.Contains(text, "Prompt blocked") || len(h.model.Requests()) != 1 {
+	if strings.Contains(text, "Prompt blocked") || len(h.Model.Requests()) != 1 {
 		t.Fatalf("the untrusted hook ran")
 	}
 
-	for _, d := range codex.Discover(h.cwd) {
+	for _, d := range codex.Discover(h.Cwd) {
 		if err := store.Trust(d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.prompt(sid, "second")
-	if text := agentText(h.editor.Updates(sid)); !strings.Contains(text, "Prompt blocked by a hook: blocked by project") {
+	h.Prompt(sid, "second")
+	if text := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(text, "Prompt blocked by a hook: blocked by project") {
 		t.Fatalf("the trusted hook did not run: %q", text)
 	}
-	if len(h.model.Requests()) != 1 {
+	if len(h.Model.Requests()) != 1 {
 		t.Fatalf("the blocked prompt reached the model")
 	}
 
 	write("blocked by an edited project hook")
-	h.prompt(sid, "third")
-	text = agentText(h.editor.Updates(sid))
+	h.Prompt(sid, "third")
+	text = looptest.AgentText(h.Editor.Updates(sid))
 	if strings.Contains(text, "Prompt blocked by a hook: blocked by an edited project hook") {
 		t.Fatalf("the edited hook ran: %q", text)
 	}
-	if !strings.Contains(text, "changed since it was trusted") || len(h.model.Requests()) != 2 {
-		t.Fatalf("the edited hook was not skipped and reported: %q (%d requests)", text, len(h.model.Requests()))
+	if !strings.Contains(text, "changed since it was trusted") || len(h.Model.Requests()) != 2 {
+		t.Fatalf("the edited hook was not skipped and reported: %q (%d requests)", text, len(h.Model.Requests()))
 	}
 }
 
@@ -292,27 +279,27 @@ func TestCodexBridgeOtherEvents(t *testing.T) {
 	})
 	p := hooks.NewPipeline()
 	codex.New(codex.Config{Path: path}, codexOptions("codex-hooks")).Register(p)
-	h := newHarness(t, harnessOpts{hooks: p},
-		streamBlocks("tool_use", bashEcho("toolu_1", "allowed by hook"),
-			toolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
-		replyText("child done"),
-		replyText("child really done"),
-		replyText("all done"))
+	h := looptest.NewHarness(t, looptest.Options{Hooks: p},
+		looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "allowed by hook"),
+			looptest.ToolUse("toolu_task", "Task", map[string]any{"description": "look", "prompt": "Look around", "subagent_type": "explorer"})),
+		looptest.ReplyText("child done"),
+		looptest.ReplyText("child really done"),
+		looptest.ReplyText("all done"))
 	asked := 0
-	h.editor.OnPermission = func(ctx context.Context, r *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	h.Editor.OnPermission = func(ctx context.Context, r *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 		asked++
-		return allow(acp.PermRejectOnce)(ctx, r)
+		return looptest.Allow(acp.PermRejectOnce)(ctx, r)
 	}
-	sid := h.newSession()
-	h.prompt(sid, "go")
-	reqs := h.model.Requests()
+	sid := h.NewSession()
+	h.Prompt(sid, "go")
+	reqs := h.Model.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 4 (parent, child, child continued, parent)", len(reqs))
 	}
 	if asked != 0 {
 		t.Errorf("the editor was asked %d times; the PermissionRequest hook allows", asked)
 	}
-	if text, isErr := toolResultIn(t, reqs[3], "toolu_1"); isErr || !strings.Contains(text, "allowed by hook") {
+	if text, isErr := looptest.ToolResult(t, reqs[3], "toolu_1"); isErr || !strings.Contains(text, "allowed by hook") {
 		t.Errorf("Bash result = %q (error %v)", text, isErr)
 	}
 	if child := jsonOf(reqs[1]["messages"]); !strings.Contains(child, "child codex context") {
@@ -321,19 +308,19 @@ func TestCodexBridgeOtherEvents(t *testing.T) {
 	if cont := jsonOf(reqs[2]["messages"]); !strings.Contains(cont, "child: check again") {
 		t.Errorf("SubagentStop reason missing: %s", cont)
 	}
-	if text, _ := toolResultIn(t, reqs[3], "toolu_task"); text != "child really done" {
+	if text, _ := looptest.ToolResult(t, reqs[3], "toolu_task"); text != "child really done" {
 		t.Errorf("Task result = %q", text)
 	}
 
-	h.prompt(sid, "/compact")
-	if text := agentText(h.editor.Updates(sid)); !strings.Contains(text, "Compaction was blocked by a hook: no compaction here") {
+	h.Prompt(sid, "/compact")
+	if text := looptest.AgentText(h.Editor.Updates(sid)); !strings.Contains(text, "Compaction was blocked by a hook: no compaction here") {
 		t.Errorf("PreCompact: %q", text)
 	}
-	if len(h.model.Requests()) != 4 {
+	if len(h.Model.Requests()) != 4 {
 		t.Errorf("compaction reached the model")
 	}
 
-	if err := h.editor.Call(h.ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid}, nil); err != nil {
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid}, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(ended)
