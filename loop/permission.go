@@ -127,7 +127,15 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 		v.Message = "The editor answered with a permission option that was not offered (" + resp.Outcome.OptionID + "), so " + t.Name() + " was not run."
 		return v
 	}
-	switch resp.Outcome.OptionID {
+	return r.applyAnswer(ctx, t, v, scope, scoped, saves)
+}
+
+// applyAnswer turns the user's chosen option into the verdict, and
+// remembers (and, for "Always allow", saves) the rule an "always" answer
+// names.
+func (r *runner) applyAnswer(ctx context.Context, t tools.Tool, v verdict, scope permrules.Scope, scoped, saves bool) verdict {
+	s := r.s
+	switch v.OptionID {
 	case acp.PermAllowOnce:
 		v.Allowed = true
 	case acp.PermAllowAlways:

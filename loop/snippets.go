@@ -27,85 +27,125 @@ const snippetTool = "Bash"
 // runs none of them and names the command and the reason; anything that
 // cannot be answered denies (fail closed). It returns the commands to run.
 func (s *Session) approveSnippets(ctx context.Context, command, turnID string, cmds []string) ([]string, error) {
+	g := snippetGovernor{s: s, turnID: turnID, run: slices.Clone(cmds), askReason: map[int]string{}}
+	ask, err := g.preToolUse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	askUser, err := g.permissionRequest(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	if len(askUser) == 0 {
+		return g.run, nil
+	}
+	if err := g.confirm(ctx, command, askUser); err != nil {
+		return nil, err
+	}
+	return g.run, nil
+}
+
+// snippetGovernor is one prompt command's snippets on their way through
+// the seams and the user.
+type snippetGovernor struct {
+	s         *Session
+	turnID    string
+	run       []string       // the commands, as hooks rewrote them
+	askReason map[int]string // why a hook wants the user asked
+}
+
+// deny records that snippet i does not run, and why.
+func (g *snippetGovernor) deny(i int, source, why string) error {
+	g.s.record(permissionEvent{verdict{ToolCallID: snippetID(g.turnID, i), Source: source, Message: why}})
+	return fmt.Errorf("%w: `%s` %s", commands.ErrShellDenied, g.run[i], why)
+}
+
+// allow records that snippet i runs without asking, on source's word.
+func (g *snippetGovernor) allow(i int, source string) {
+	g.s.record(permissionEvent{verdict{ToolCallID: snippetID(g.turnID, i), Allowed: true, Source: source}})
+}
+
+// preToolUse passes every snippet through PreToolUse (as Bash) and the
+// permission mode; it returns the snippets that still need an answer.
+func (g *snippetGovernor) preToolUse(ctx context.Context) (ask []int, err error) {
+	s := g.s
 	s.mu.Lock()
 	mode := s.mode
 	s.mu.Unlock()
-	run := slices.Clone(cmds)
-	var ask []int
-	askReason := map[int]string{} // why a hook wants the user asked
-	deny := func(i int, source, why string) error {
-		s.record(permissionEvent{verdict{ToolCallID: snippetID(turnID, i), Source: source, Message: why}})
-		return fmt.Errorf("%w: `%s` %s", commands.ErrShellDenied, run[i], why)
-	}
-	for i := range run {
-		id := snippetID(turnID, i)
-		pre := s.runHook(ctx, &hooks.Input{Event: hooks.PreToolUse, TurnID: turnID, ToolName: snippetTool, ToolUseID: id, ToolInput: bashInput(run[i])})
+	for i := range g.run {
+		pre := s.runHook(ctx, &hooks.Input{Event: hooks.PreToolUse, TurnID: g.turnID, ToolName: snippetTool, ToolUseID: snippetID(g.turnID, i), ToolInput: bashInput(g.run[i])})
 		s.showSystemMessages(ctx, pre)
 		switch {
 		case pre.StopTurn:
-			return nil, deny(i, "hook", "was stopped by a PreToolUse hook: "+firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
+			return nil, g.deny(i, "hook", "was stopped by a PreToolUse hook: "+firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
 		case pre.Permission == hooks.Deny:
-			return nil, deny(i, "hook", "was denied by a PreToolUse hook: "+firstNonEmpty(pre.Reason, "no reason given"))
+			return nil, g.deny(i, "hook", "was denied by a PreToolUse hook: "+firstNonEmpty(pre.Reason, "no reason given"))
 		}
 		if pre.UpdatedInput != nil {
 			rewritten, ok := bashCommand(pre.UpdatedInput)
 			if !ok {
-				return nil, deny(i, "hook", "was rewritten by a PreToolUse hook into an input without a command")
+				return nil, g.deny(i, "hook", "was rewritten by a PreToolUse hook into an input without a command")
 			}
-			run[i] = rewritten
+			g.run[i] = rewritten
 		}
 		switch {
 		case mode == ModePlan:
-			return nil, deny(i, "mode", "cannot run in plan mode, which is read-only")
+			return nil, g.deny(i, "mode", "cannot run in plan mode, which is read-only")
 		case pre.Permission == hooks.Ask:
 			ask = append(ask, i)
-			askReason[i] = pre.Reason
+			g.askReason[i] = pre.Reason
 		case pre.Permission == hooks.Allow:
-			s.record(permissionEvent{verdict{ToolCallID: id, Allowed: true, Source: "hook"}})
+			g.allow(i, "hook")
 		case mode == ModeBypass:
-			s.record(permissionEvent{verdict{ToolCallID: id, Allowed: true, Source: "mode"}})
+			g.allow(i, "mode")
 		default:
 			ask = append(ask, i)
 		}
 	}
+	return ask, nil
+}
 
-	var askUser []int
+// permissionRequest passes the snippets that need an answer through the
+// PermissionRequest seam; it returns those left for the user.
+func (g *snippetGovernor) permissionRequest(ctx context.Context, ask []int) (askUser []int, err error) {
 	for _, i := range ask {
-		id := snippetID(turnID, i)
-		pd := s.runHook(ctx, &hooks.Input{Event: hooks.PermissionRequest, TurnID: turnID, ToolName: snippetTool, ToolUseID: id, ToolInput: bashInput(run[i])})
+		pd := g.s.runHook(ctx, &hooks.Input{Event: hooks.PermissionRequest, TurnID: g.turnID, ToolName: snippetTool, ToolUseID: snippetID(g.turnID, i), ToolInput: bashInput(g.run[i])})
 		switch pd.Permission {
 		case hooks.Deny:
-			return nil, deny(i, "permission-hook", "was denied by a PermissionRequest hook: "+firstNonEmpty(pd.Reason, "no reason given"))
+			return nil, g.deny(i, "permission-hook", "was denied by a PermissionRequest hook: "+firstNonEmpty(pd.Reason, "no reason given"))
 		case hooks.Allow:
 			if pd.UpdatedInput != nil {
 				rewritten, ok := bashCommand(pd.UpdatedInput)
 				if !ok {
-					return nil, deny(i, "permission-hook", "was rewritten by a PermissionRequest hook into an input without a command")
+					return nil, g.deny(i, "permission-hook", "was rewritten by a PermissionRequest hook into an input without a command")
 				}
-				run[i] = rewritten
+				g.run[i] = rewritten
 			}
-			s.record(permissionEvent{verdict{ToolCallID: id, Allowed: true, Source: "permission-hook"}})
+			g.allow(i, "permission-hook")
 		default:
 			askUser = append(askUser, i)
 		}
 	}
-	if len(askUser) == 0 {
-		return run, nil
-	}
+	return askUser, nil
+}
 
+// confirm shows the snippets of askUser, each in full, in one permission
+// request; anything but "Run them" denies them all.
+func (g *snippetGovernor) confirm(ctx context.Context, command string, askUser []int) error {
+	s := g.s
 	shown := make([]string, len(askUser))
 	var reasons []string
 	for j, i := range askUser {
-		shown[j] = run[i]
-		if askReason[i] != "" {
-			reasons = append(reasons, fmt.Sprintf("A hook asks you to confirm `%s`: %s", run[i], askReason[i]))
+		shown[j] = g.run[i]
+		if g.askReason[i] != "" {
+			reasons = append(reasons, fmt.Sprintf("A hook asks you to confirm `%s`: %s", g.run[i], g.askReason[i]))
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"commands": shown})
 	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
 		ToolCall: acp.ToolCallUpdate{
-			ToolCallID: turnID + "-command-shell",
+			ToolCallID: g.turnID + "-command-shell",
 			Title:      fmt.Sprintf("/%s wants to run %d shell command(s) before its prompt is sent", command, len(shown)),
 			Kind:       acp.ToolKindExecute, Status: acp.ToolStatusPending, RawInput: raw,
 			Content: []acp.ToolCallContent{acp.ContentText(snippetListing(command, shown, reasons))},
@@ -127,16 +167,16 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 		why = "you chose not to run them"
 	}
 	for _, i := range askUser {
-		v := verdict{ToolCallID: snippetID(turnID, i), Allowed: why == "", Source: "user", Message: why}
+		v := verdict{ToolCallID: snippetID(g.turnID, i), Allowed: why == "", Source: "user", Message: why}
 		if resp != nil {
 			v.OptionID = resp.Outcome.OptionID
 		}
 		s.record(permissionEvent{v})
 	}
 	if why != "" {
-		return nil, fmt.Errorf("%w: %s", commands.ErrShellDenied, why)
+		return fmt.Errorf("%w: %s", commands.ErrShellDenied, why)
 	}
-	return run, nil
+	return nil
 }
 
 // snippetID names a snippet in hook inputs and the session log.

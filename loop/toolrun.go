@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -118,9 +119,6 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		desc.Title = firstNonEmpty(desc.Title, use.Name)
 		s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: input, Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
 	}
-	var extraContext []string
-	extraContext = append(extraContext, pre.AdditionalContext...)
-
 	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
 	r.record(permissionEvent{verdict})
 	if !verdict.Allowed {
@@ -130,6 +128,15 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		input = verdict.UpdatedInput
 	}
 
+	return r.execute(ctx, tool, env, use, input, pre.AdditionalContext)
+}
+
+// execute runs an allowed call and the PostToolUse (or
+// PostToolUseFailure) seam after it, and returns the result the model
+// gets: the tool's output, or a hook's replacement, with the hooks'
+// feedback and context (extraContext comes from PreToolUse).
+func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, use llm.Block, input json.RawMessage, extraContext []string) llm.Block {
+	s := r.s
 	s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Status: acp.ToolStatusInProgress})
 	started := time.Now()
 	res := tool.Run(withToolCall(ctx, use.ID), env, input)
@@ -158,8 +165,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	if post.Block {
 		modelText += "\n\n" + systemReminder("Hook feedback on this tool call:\n"+firstNonEmpty(post.Reason, "blocked without a reason"))
 	}
-	extraContext = append(extraContext, post.AdditionalContext...)
-	for _, c := range extraContext {
+	for _, c := range slices.Concat(extraContext, post.AdditionalContext) {
 		modelText += "\n\n" + systemReminder(c)
 	}
 	r.finishTool(ctx, use.ID, res, from)
