@@ -82,6 +82,9 @@ func connectScripted(t *testing.T, serve func(*Request)) (*Editor, *scriptedAgen
 // one that came behind it; every frame is tapped as written, in wire
 // order.
 func TestConnectServesInOrderAndHolds(t *testing.T) {
+	// Its fake agent writes frames that are not ACP on purpose: keep them
+	// out of the transcripts CI validates against the ACP schema.
+	t.Setenv("CORDIS_ACP_TRANSCRIPT_DIR", "")
 	held := make(chan *Request, 1)
 	var taps *log
 	var served []string // read goroutine only
@@ -157,6 +160,9 @@ func sameJSON(a, b string) bool {
 // TestCloseWriteDropsLateReplies: after CloseWrite, a reply is neither
 // written nor tapped.
 func TestCloseWriteDropsLateReplies(t *testing.T) {
+	// Its fake agent writes frames that are not ACP on purpose: keep them
+	// out of the transcripts CI validates against the ACP schema.
+	t.Setenv("CORDIS_ACP_TRANSCRIPT_DIR", "")
 	held := make(chan *Request, 1)
 	e, agent, taps, _ := connectScripted(t, func(r *Request) { held <- r })
 	agent.write(`{"jsonrpc":"2.0","id":1,"method":"terminal/wait_for_exit","params":{}}`)
