@@ -29,8 +29,10 @@ type Config struct {
 	Provider llm.Provider
 	// Model is the default model; Models are the choices offered in the
 	// model config option (Model is added when missing).
-	Model     string
-	Models    []string
+	Model  string
+	Models []string
+	// MaxTokens caps each model response; 0 leaves it to the provider
+	// (Anthropic's default, or none for an OpenAI-compatible server).
 	MaxTokens int
 	// ThinkingBudget > 0 asks for extended thinking.
 	ThinkingBudget int
@@ -59,6 +61,11 @@ type Config struct {
 	ContextWindow int
 	// DefaultMode is the permission mode new sessions start in.
 	DefaultMode string
+	// SessionStartTimeout bounds how long SessionStart hooks may hold
+	// session/new and session/load (the editor cannot cancel them: it has
+	// no session id yet); hooks still running are stopped and the editor
+	// is told (default 10s).
+	SessionStartTimeout time.Duration
 
 	// Status adds lines to /status (hook metrics, budget); Doctor adds
 	// checks to /doctor (config files, hook files, trust). Both may be nil.
@@ -70,6 +77,9 @@ type Config struct {
 	// MCP tunes the editor's MCP servers (timeouts); the zero value uses
 	// the defaults of package mcp.
 	MCP mcp.Options
+	// Web tunes WebFetch (nil: its defaults, which refuse loopback and
+	// private addresses).
+	Web *tools.WebOptions
 	// EnvPolicy decides what of cordis's environment commands, snippets and
 	// MCP servers inherit (nil: proc.DefaultEnvPolicy, which hides the
 	// provider keys).
@@ -80,6 +90,12 @@ type Config struct {
 	// rules hook honours it later (cmd/cordis: permrules.Trust.SaveAllow).
 	// nil: such answers hold for the session only, and say so.
 	SavePermissionRule func(projectDir, rule string) error
+	// PermissionNotifyAfter and IdleNotifyAfter are how long a permission
+	// request waits unanswered, and the agent waits for a new prompt after
+	// a turn, before the Notification seam runs (permission_prompt,
+	// idle_prompt); 0 takes Claude Code's 6 s and 60 s, negative never.
+	PermissionNotifyAfter time.Duration
+	IdleNotifyAfter       time.Duration
 
 	Version string
 	Logger  *slog.Logger
@@ -93,9 +109,6 @@ func (c *Config) setDefaults() {
 	if c.Tools == nil {
 		c.Tools = tools.Builtin()
 	}
-	if c.MaxTokens == 0 {
-		c.MaxTokens = 8192
-	}
 	if c.MaxTurnRequests == 0 {
 		c.MaxTurnRequests = 100
 	}
@@ -107,6 +120,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.ContextWindow == 0 {
 		c.ContextWindow = 200000
+	}
+	if c.PermissionNotifyAfter == 0 {
+		c.PermissionNotifyAfter = defaultPermissionNotifyAfter
+	}
+	if c.IdleNotifyAfter == 0 {
+		c.IdleNotifyAfter = defaultIdleNotifyAfter
+	}
+	if c.SessionStartTimeout == 0 {
+		c.SessionStartTimeout = 10 * time.Second
 	}
 	if c.DefaultMode == "" {
 		c.DefaultMode = ModeDefault
@@ -220,7 +242,7 @@ func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", req.Cwd)
 	}
 	id := sessionlog.NewID()
-	s, err := a.openSession(id, req.Cwd, req.AdditionalDirectories, false)
+	s, err := a.createSession(id, req.Cwd, req.AdditionalDirectories)
 	if err != nil {
 		return nil, acp.InternalError("creating session: %v", err)
 	}
@@ -229,39 +251,60 @@ func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	return &acp.NewSessionResponse{SessionID: id, Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
-func (a *Agent) openSession(id, cwd string, extra []string, existing bool) (*Session, error) {
-	roots := append([]string{cwd}, extra...)
-	roots = append(roots, a.cfg.ExtraDirectories...)
+// createSession starts a new session's log with its session/start event.
+// A log that cannot take that first event is removed again, so that a
+// failed session/new leaves no empty log behind.
+func (a *Agent) createSession(id, cwd string, extra []string) (*Session, error) {
 	path := sessionlog.Path(a.cfg.StateDir, id)
-	var (
-		w   *sessionlog.Writer
-		err error
-	)
-	if existing {
-		w, err = sessionlog.Open(path, sessionlog.WithClock(a.cfg.Now))
-	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, err
-		}
-		w, err = sessionlog.Create(path, sessionlog.WithClock(a.cfg.Now))
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
 	}
+	w, err := sessionlog.Create(path, sessionlog.WithClock(a.cfg.Now))
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{
-		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: path,
-		mode: a.cfg.DefaultMode, model: a.cfg.Model,
+	s := a.newSession(id, cwd, extra, w)
+	start := sessionStartEvent{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode}
+	if _, err := w.Append(start.logType(), start); err != nil {
+		w.Close()
+		os.Remove(path)
+		return nil, err
 	}
-	if !existing {
-		s.record(sessionStartEvent{SessionID: id, Cwd: cwd, AdditionalDirectories: extra, Model: s.model, Mode: s.mode})
+	a.register(s)
+	return s, nil
+}
+
+// newSession makes the session of a log opened for appending.
+func (a *Agent) newSession(id, cwd string, extra []string, w *sessionlog.Writer) *Session {
+	roots := append([]string{cwd}, extra...)
+	roots = append(roots, a.cfg.ExtraDirectories...)
+	return &Session{
+		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: w.Path(),
+		mode: a.cfg.DefaultMode, model: a.cfg.Model, background: tools.NewBackground(),
 	}
+}
+
+// register makes s the open session of its id.
+func (a *Agent) register(s *Session) {
 	a.mu.Lock()
-	if old := a.sessions[id]; old != nil {
+	old := a.sessions[s.id]
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	if old != nil {
 		old.close()
 	}
-	a.sessions[id] = s
+}
+
+// closeOpen closes the session of id if this agent has it open, releasing
+// its log (a log has one writer at a time, this process included).
+func (a *Agent) closeOpen(id string) {
+	a.mu.Lock()
+	old := a.sessions[id]
+	delete(a.sessions, id)
 	a.mu.Unlock()
-	return s, nil
+	if old != nil {
+		old.close()
+	}
 }
 
 func (a *Agent) session(id string) (*Session, error) {
@@ -281,6 +324,7 @@ func (a *Agent) SessionOpened(ctx context.Context, sessionID string) {
 	}
 	s.notify(ctx, acp.AvailableCommandsUpdate{AvailableCommands: s.availableCommands()})
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	s.sayStartupNotices(ctx)
 	s.reportMCPFailures(ctx, false)
 }
 
@@ -394,7 +438,15 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if err := a.authError(); err != nil {
 		return nil, err
 	}
+	if err := s.checkLog(); err != nil {
+		return nil, err
+	}
+	ctx, stop := s.logHealth.watch(ctx)
+	defer stop()
 	reason, err := s.prompt(ctx, req.Prompt)
+	if failed := s.logHealth.failure(); failed != nil {
+		return nil, unsavedError(s.id, failed)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,9 @@ func cmdStatus(ctx context.Context, s *Session, _ string) commands.Intent {
 	fmt.Fprintf(&b, "Session %s\n- cwd: %s\n- model: %s\n- mode: %s\n- turns: %d\n- messages in context: %d\n", s.id, s.cwd, s.model, s.mode, s.turnSeq, len(s.history))
 	_, used := s.usage.read()
 	fmt.Fprintf(&b, "- context: %d of %d tokens\n", used, s.agent.cfg.ContextWindow)
+	for _, line := range s.background.Status() {
+		b.WriteString("- background task " + line + "\n")
+	}
 	if s.agent.cfg.Status != nil {
 		for _, line := range s.agent.cfg.Status(s.id) {
 			b.WriteString(line + "\n")

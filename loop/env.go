@@ -31,6 +31,11 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 		RunSubagent: func(ctx context.Context, in tools.TaskInput) (string, error) {
 			return r.runSubagent(ctx, toolCallID, in)
 		},
+		AskUser: func(ctx context.Context, qs []tools.Question) ([]tools.Answer, error) {
+			return s.askUser(ctx, toolCallID, qs)
+		},
+		Background: s.background,
+		Web:        s.agent.cfg.Web,
 	}
 	if caps.FS.ReadTextFile && caps.FS.WriteTextFile {
 		env.FS = clientFS{c: s.agent.client, sessionID: s.id}

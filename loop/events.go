@@ -62,6 +62,13 @@ type turnRejectedEvent struct {
 	Reason string `json:"reason"`
 }
 
+// streamTextEvent is model text as it streamed, written in batches before
+// the message that holds it all (streamlog.go); load shows it only when no
+// message followed (a crash cut the stream).
+type streamTextEvent struct {
+	Text string `json:"text"`
+}
+
 // messageEvent is one message of the model's history.
 type messageEvent struct{ llm.Message }
 
@@ -208,6 +215,10 @@ type (
 		Kind    string         `json:"kind"` // mcpServers
 		Servers []serverStatus `json:"servers"`
 	}
+	sessionStartSkippedNotice struct {
+		Kind    string `json:"kind"` // sessionStartSkipped
+		Message string `json:"message"`
+	}
 	mcpUnavailableNotice struct {
 		Kind    string `json:"kind"` // mcpUnavailable
 		Message string `json:"message"`
@@ -232,6 +243,7 @@ func (turnEndEvent) logType() string              { return sessionlog.TypeTurnEn
 func (turnRejectedEvent) logType() string         { return sessionlog.TypeTurnRejected }
 func (messageEvent) logType() string              { return sessionlog.TypeMessage }
 func (agentTextEvent) logType() string            { return sessionlog.TypeAgentText }
+func (streamTextEvent) logType() string           { return sessionlog.TypeStreamText }
 func (modelRequestEvent) logType() string         { return sessionlog.TypeModelRequest }
 func (modelResponseEvent) logType() string        { return sessionlog.TypeModelResponse }
 func (compactionRequestEvent) logType() string    { return sessionlog.TypeModelRequest }
@@ -256,6 +268,8 @@ func (turnStoppedNotice) logType() string         { return sessionlog.TypeNotice
 func (compactionRequestedNotice) logType() string { return sessionlog.TypeNotice }
 func (mcpServersNotice) logType() string          { return sessionlog.TypeNotice }
 func (mcpUnavailableNotice) logType() string      { return sessionlog.TypeNotice }
+func (logRecoveredNotice) logType() string        { return sessionlog.TypeNotice }
+func (sessionStartSkippedNotice) logType() string { return sessionlog.TypeNotice }
 
 // decodeEvent reads an event's data into the type that wrote it.
 func decodeEvent[T logEvent](ev sessionlog.Event) (T, bool) {

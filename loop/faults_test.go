@@ -63,6 +63,19 @@ func promptWithin(t *testing.T, h *looptest.Harness, sid, text string, d time.Du
 	return stop
 }
 
+// promptFailing runs a prompt that may fail and fails the test if it does
+// not end within d.
+func promptFailing(t *testing.T, h *looptest.Harness, sid, text string, d time.Duration) (acp.StopReason, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(h.Ctx, d)
+	defer cancel()
+	stop, err := h.Editor.Prompt(ctx, sid, text)
+	if ctx.Err() != nil {
+		t.Fatalf("prompt %q did not end within %s", text, d)
+	}
+	return stop, err
+}
+
 // messageStart, textStart and textDelta are SSE events of a partial answer.
 func messageStart(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -143,8 +156,9 @@ func TestModelFaults(t *testing.T) {
 		name   string
 		pcfg   anthropic.Config
 		script []http.HandlerFunc // the faulty turn; "recovered" is appended
-		// want is in the text shown to the user (or "" for a turn that
-		// recovered by retrying); kind in the model/error log event.
+		// want is in the JSON-RPC error that answers the prompt (or "" for
+		// a turn that recovered by retrying); kind in the model/error log
+		// event and the error's data.
 		want, kind string
 		stop       acp.StopReason
 		requests   int // model requests of the faulty turn
@@ -220,15 +234,16 @@ func TestModelFaults(t *testing.T) {
 			fh := newFaultHarness(t, tt.pcfg, "", script...)
 			sid := fh.NewSession()
 			start := time.Now()
-			stop := promptWithin(t, fh.Harness, sid, "do something", 20*time.Second)
-			if stop != tt.stop {
-				t.Fatalf("stop = %q, want %q", stop, tt.stop)
+			stop, err := promptFailing(t, fh.Harness, sid, "do something", 20*time.Second)
+			t.Logf("the faulty turn ended in %s: %v", time.Since(start).Round(time.Millisecond), err)
+			switch {
+			case tt.want == "" && (err != nil || stop != tt.stop):
+				t.Fatalf("stop = %q, %v; want %q", stop, err, tt.stop)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "-32603")):
+				t.Fatalf("the prompt was answered %q, %v; want a JSON-RPC error -32603 containing %q", stop, err, tt.want)
 			}
-			t.Logf("the faulty turn ended in %s", time.Since(start).Round(time.Millisecond))
-			text := looptest.AgentText(fh.Editor.Updates(sid))
-			t.Logf("the user was told: %q", text)
-			if tt.want != "" && !strings.Contains(text, tt.want) {
-				t.Errorf("the user was told %q; want it to contain %q", text, tt.want)
+			if text := looptest.AgentText(fh.Editor.Updates(sid)); tt.want != "" && strings.Contains(text, tt.want) {
+				t.Errorf("the failure was shown as the model's text: %q", text)
 			}
 			if n := len(fh.Model.Requests()); n != tt.requests {
 				t.Errorf("%d model requests in the faulty turn, want %d", n, tt.requests)

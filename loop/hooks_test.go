@@ -183,6 +183,7 @@ func TestBudgetSurvivesLoad(t *testing.T) {
 	sid := h.NewSession()
 	h.Prompt(sid, "one")
 
+	closeSession(t, h, sid)
 	pipe2, _ := withBuiltins(t, cfg)
 	h2 := looptest.NewHarness(t, looptest.Options{Hooks: pipe2, Config: func(c *loop.Config) { c.StateDir = h.StateDir }})
 	if err := h2.Editor.Call(h2.Ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.Cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {

@@ -3,8 +3,11 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/llm"
@@ -48,28 +51,29 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 	if err := a.authError(); err != nil {
 		return nil, err
 	}
-	path := sessionlog.Path(a.cfg.StateDir, id)
-	events, warnings, err := sessionlog.Read(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, acp.SessionNotFound(id)
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", cwd)
 	}
-	if err != nil {
+	a.closeOpen(id)
+	w, events, warnings, err := sessionlog.Load(sessionlog.Path(a.cfg.StateDir, id), sessionlog.WithClock(a.cfg.Now))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, acp.SessionNotFound(id)
+	case errors.Is(err, sessionlog.ErrLocked):
+		return nil, acp.InvalidRequest("session %s is open in another cordis process (another editor window?); close it there, then load it again", id)
+	case err != nil:
 		return nil, acp.InternalError("session %s cannot be loaded: %v", id, err)
 	}
 	for _, w := range warnings {
 		a.log.Warn("session log", "warning", w)
 	}
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return nil, acp.InvalidParams("field \"cwd\": %q is not a directory", cwd)
-	}
-	s, err := a.openSession(id, cwd, extra, true)
-	if err != nil {
-		return nil, acp.InternalError("reopening session log: %v", err)
-	}
+	s := a.newSession(id, cwd, extra, w)
+	a.register(s)
 	// The replayed history goes to the editor in batches, all of it before
 	// the response.
 	batched, flush := a.client.BatchUpdates(ctx)
 	s.restore(batched, events, replay)
+	s.reportRecovery(batched)
 	if err := flush(); err != nil {
 		a.log.Warn("session/update failed", "session", s.id, "error", err)
 	}
@@ -77,6 +81,17 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 	s.record(sessionLoadEvent{Cwd: cwd, Events: len(events), Warnings: warnings, Resumed: !replay})
 	s.queueSessionStart(ctx, "resume")
 	return s, nil
+}
+
+// reportRecovery tells the user what of a damaged log was left out (two
+// processes appending to one log, say), and where it was saved.
+func (s *Session) reportRecovery(ctx context.Context) {
+	d := s.log.Dropped()
+	if d.Bytes == 0 {
+		return
+	}
+	s.say(ctx, fmt.Sprintf("\n\n[cordis: this session's log was damaged at line %d (%s). The conversation is restored up to that point (%d events); "+
+		"the %d bytes after it were left out and saved in %s.]", d.Line, d.Reason, d.Kept, d.Bytes, d.SavedIn))
 }
 
 // restore rebuilds the conversation from the log and, with replay,
@@ -92,23 +107,52 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay
 	for _, ev := range events {
 		rs.apply(ev)
 	}
+	// Text a crash cut off mid-stream is the end of the conversation.
+	if text := rs.takeStreamed(); text != "" {
+		rs.history = append(rs.history, llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.Text(text)}})
+	}
 	s.mu.Lock()
 	s.history = repairHistory(rs.history)
 	s.mu.Unlock()
+	s.failInterrupted(ctx, rs.unanswered)
 }
+
+// failInterrupted records a failed result for each tool call the log shows
+// started but never finished (the agent died while it ran), so that this
+// and every later load shows the call failed, with the reason.
+func (s *Session) failInterrupted(ctx context.Context, calls []string) {
+	for _, id := range calls {
+		content := []acp.ToolCallContent{acp.ContentText(interruptedCall)}
+		s.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: acp.ToolStatusFailed, Output: interruptedCall, IsError: true, Content: content}})
+		s.notify(ctx, acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolStatusFailed, Content: content})
+	}
+}
+
+// interruptedCall is the result of a tool call the agent died during.
+const interruptedCall = "This tool call was interrupted (the agent stopped before it finished)."
 
 // restorer is the state restore builds up.
 type restorer struct {
 	s       *Session
 	show    func(acp.SessionUpdate)
 	history []llm.Message
+	// streamed is text logged while it streamed and not yet followed by
+	// its message; unanswered are the tool calls without a result, in
+	// order.
+	streamed   strings.Builder
+	unanswered []string
 }
 
 // apply restores one event: the history, what the editor is shown, and the
 // session's mode, model, turn count and usage.
 func (rs *restorer) apply(ev sessionlog.Event) {
 	s := rs.s
+	rs.boundary(ev.Type)
 	switch ev.Type {
+	case sessionlog.TypeStreamText:
+		if t, ok := decodeEvent[streamTextEvent](ev); ok {
+			rs.streamed.WriteString(t.Text)
+		}
 	case sessionlog.TypeMessage:
 		if m, ok := decodeEvent[messageEvent](ev); ok {
 			rs.message(m.Message)
@@ -125,10 +169,12 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		}
 	case sessionlog.TypeToolCall:
 		if t, ok := decodeEvent[toolCallEvent](ev); ok {
+			rs.unanswered = append(rs.unanswered, t.ToolCallID)
 			rs.show(acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
 		}
 	case sessionlog.TypeToolResult:
 		if t, ok := decodeEvent[toolResultLogEvent](ev); ok {
+			rs.unanswered = slices.DeleteFunc(rs.unanswered, func(id string) bool { return id == t.ToolCallID })
 			rs.show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
 		}
 	case sessionlog.TypePlan:
@@ -146,8 +192,9 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 	case sessionlog.TypeTurnStart:
 		s.turnSeq++
 	case sessionlog.TypeModelResponse:
-		// The session's usage (and so its budget) survives a restart.
-		if r, ok := decodeEvent[modelResponseEvent](ev); ok && !r.Partial {
+		// The session's usage (and so its budget) survives a restart; a
+		// step cut short counts what it reported (the tokens were spent).
+		if r, ok := decodeEvent[modelResponseEvent](ev); ok && (!r.Partial || r.Usage != (llm.Usage{})) {
 			s.usage.add(r.Usage, firstNonEmpty(r.Model, s.model))
 		}
 	case sessionlog.TypeClear:
@@ -163,13 +210,33 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 	}
 }
 
+// boundary shows streamed text that no message followed once the step it
+// belonged to is over (a failed request, a crash before a later turn).
+func (rs *restorer) boundary(typ string) {
+	switch typ {
+	case sessionlog.TypeTurnStart, sessionlog.TypeTurnEnd, sessionlog.TypeUserPrompt, sessionlog.TypeModelRequest, sessionlog.TypeModelError:
+		rs.takeStreamed()
+	}
+}
+
+// takeStreamed shows the pending streamed text and returns it.
+func (rs *restorer) takeStreamed() string {
+	text := rs.streamed.String()
+	rs.streamed.Reset()
+	if text != "" {
+		rs.show(acp.AgentMessageChunk{Content: acp.TextBlock(text)})
+	}
+	return text
+}
+
 // message adds a history message and shows an assistant's text and
-// thinking.
+// thinking; an assistant message holds the text that streamed before it.
 func (rs *restorer) message(m llm.Message) {
 	rs.history = append(rs.history, m)
 	if m.Role != llm.RoleAssistant {
 		return
 	}
+	rs.streamed.Reset()
 	for _, b := range m.Content {
 		switch b.Type {
 		case llm.BlockText:
@@ -182,8 +249,11 @@ func (rs *restorer) message(m llm.Message) {
 
 // repairHistory makes a history cut short by a crash valid again: every
 // tool_use gets a tool_result (an interruption notice) so the next request
-// is accepted.
+// is accepted, and a thinking block a cancel or an error cut off (logged
+// unsigned by older versions) is dropped, with its message if nothing
+// else is left of it.
 func repairHistory(in []llm.Message) []llm.Message {
+	in = withoutCutThinkingMessages(in)
 	var out []llm.Message
 	for i, m := range in {
 		out = append(out, m)
@@ -201,12 +271,28 @@ func repairHistory(in []llm.Message) []llm.Message {
 		var missing []llm.Block
 		for _, b := range m.Content {
 			if b.Type == llm.BlockToolUse && !answered[b.ID] {
-				missing = append(missing, toolResult(b.ID, "This tool call was interrupted (the agent stopped before it finished).", true))
+				missing = append(missing, toolResult(b.ID, interruptedCall, true))
 			}
 		}
 		if len(missing) > 0 {
 			out = append(out, llm.Message{Role: llm.RoleUser, Content: missing})
 		}
+	}
+	return out
+}
+
+// withoutCutThinkingMessages applies withoutCutThinking to every assistant
+// message, leaving out the messages it empties.
+func withoutCutThinkingMessages(in []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(in))
+	for _, m := range in {
+		if m.Role == llm.RoleAssistant {
+			m = llm.Message{Role: m.Role, Content: withoutCutThinking(m.Content)}
+			if len(m.Content) == 0 {
+				continue
+			}
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -401,8 +401,14 @@ func TestRetryAfter529(t *testing.T) {
 	if stop := h.Prompt(sid, "x"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
 	}
-	if got := looptest.AgentText(h.Editor.Updates(sid)); got != "recovered" {
+	// The wait is a status line, not the model's thought.
+	if got := looptest.AgentText(h.Editor.Updates(sid)); got != "[cordis: overloaded, retrying in 10ms (attempt 1/2)]\nrecovered" {
 		t.Fatalf("agent text = %q", got)
+	}
+	for _, u := range h.Editor.Updates(sid) {
+		if _, ok := u.(*acp.AgentThoughtChunk); ok {
+			t.Errorf("a retry was shown as thought: %+v", u)
+		}
 	}
 	if n := len(h.Model.Requests()); n != 2 {
 		t.Fatalf("%d requests, want 2", n)
@@ -419,11 +425,11 @@ func TestMidStreamErrorEndsTurnWithClearMessage(t *testing.T) {
 	}
 	h := looptest.NewHarness(t, looptest.Options{}, broken, looptest.ReplyText("second turn works"))
 	sid := h.NewSession()
-	if stop := h.Prompt(sid, "x"); stop != acp.StopEndTurn {
-		t.Fatalf("stop = %q", stop)
+	_, err := h.Editor.Prompt(h.Ctx, sid, "x")
+	if err == nil || !strings.Contains(err.Error(), "overloaded") {
+		t.Fatalf("prompt answered %v, want a JSON-RPC error saying the API is overloaded", err)
 	}
-	got := looptest.AgentText(h.Editor.Updates(sid))
-	if !strings.HasPrefix(got, "Partial answer") || !strings.Contains(got, "overloaded") {
+	if got := looptest.AgentText(h.Editor.Updates(sid)); got != "Partial answer" {
 		t.Fatalf("agent text = %q", got)
 	}
 	if n := len(h.Model.Requests()); n != 1 {

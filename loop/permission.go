@@ -106,11 +106,13 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	req := acp.ToolCallUpdate{ToolCallID: id, Title: shown.desc.Title, Kind: shown.kind, Status: acp.ToolStatusPending,
 		Locations: convertLocations(shown.desc.Locations), RawInput: input,
 		Content: r.permissionContent(ctx, t, env, input, shown.desc, pre, userOnly)}
+	stopNotify := s.notifyLater(ctx, s.agent.cfg.PermissionNotifyAfter, "permission_prompt", "cordis needs your permission to use "+t.Name())
 	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
 		ToolCall:  req,
 		Options:   options,
 	})
+	stopNotify()
 	switch {
 	case err != nil && ctx.Err() != nil:
 		v.Source, v.Message = "cancelled", "The user cancelled the turn before approving "+t.Name()+"."

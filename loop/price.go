@@ -6,10 +6,18 @@ import (
 	"github.com/cordis-agent/cordis/llm"
 )
 
-// price is a model's list price in US dollars per million tokens. Cache
-// writes cost 1.25x and cache reads 0.1x the input price.
+// price is a model's list price in US dollars per million tokens: input
+// read from the prompt cache and written to it (5-minute entries) are
+// priced apart from the rest.
 type price struct {
-	input, output float64
+	input, output         float64
+	cacheWrite, cacheRead float64
+}
+
+// anthropicPrice is the price of an Anthropic model: cache writes cost
+// 1.25x and cache reads 0.1x the input price.
+func anthropicPrice(input, output float64) price {
+	return price{input: input, output: output, cacheWrite: input * 1.25, cacheRead: input / 10}
 }
 
 // prices are the models whose cost cordis reports; any other model's cost
@@ -18,9 +26,12 @@ var prices = []struct {
 	model string
 	price price
 }{
-	{"claude-sonnet-4-5", price{3, 15}},
-	{"claude-opus-4-1", price{15, 75}},
-	{"claude-haiku-4-5", price{1, 5}},
+	{"claude-sonnet-4-5", anthropicPrice(3, 15)},
+	{"claude-sonnet-4-6", anthropicPrice(3, 15)},
+	{"claude-opus-4-1", anthropicPrice(15, 75)},
+	{"claude-opus-4-5", anthropicPrice(5, 25)},
+	{"claude-opus-4-6", anthropicPrice(5, 25)},
+	{"claude-haiku-4-5", anthropicPrice(1, 5)},
 }
 
 // priceOf finds the price of model: a listed name, or a dated snapshot of
@@ -48,6 +59,6 @@ func isDigits(s string) bool {
 
 // cost is the price of one response's usage in US dollars.
 func (p price) cost(u llm.Usage) float64 {
-	in := float64(u.InputTokens) + 1.25*float64(u.CacheCreationInputTokens) + 0.1*float64(u.CacheReadInputTokens)
-	return (in*p.input + float64(u.OutputTokens)*p.output) / 1e6
+	return (float64(u.InputTokens)*p.input + float64(u.CacheCreationInputTokens)*p.cacheWrite +
+		float64(u.CacheReadInputTokens)*p.cacheRead + float64(u.OutputTokens)*p.output) / 1e6
 }

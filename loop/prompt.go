@@ -19,6 +19,7 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 	if err != nil {
 		return "", err
 	}
+	s.disarmIdle()
 	s.mu.Lock()
 	s.turnSeq++
 	turnID := fmt.Sprintf("turn-%d", s.turnSeq)
@@ -58,15 +59,20 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 		s.running--
 		s.mu.Unlock()
 	}()
-	reason := s.modelTurn(ctx, turnID, content, text, template, templateArgs, opts)
+	reason, err := s.modelTurn(ctx, turnID, content, text, template, templateArgs, opts)
 	s.record(turnEndEvent{TurnID: turnID, StopReason: reason})
+	s.armIdle(ctx)
+	if err != nil {
+		return "", err
+	}
 	return reason, nil
 }
 
 // modelTurn runs a turn that reaches the model: UserPromptSubmit, the
 // prompt command's template (when there is one), the model loop, then the
-// compaction a hook asked for.
-func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Block, text string, template *commands.Prompt, templateArgs string, opts turnOptions) acp.StopReason {
+// compaction a hook asked for. A model failure that ended the turn is
+// returned as the JSON-RPC error that answers the prompt.
+func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Block, text string, template *commands.Prompt, templateArgs string, opts turnOptions) (acp.StopReason, error) {
 	// For a prompt command from a file, UserPromptSubmit sees the prompt
 	// as typed (`/review main.go`), as in Claude Code, and runs before the
 	// template expands: its shell snippets must not run for a prompt a
@@ -78,16 +84,16 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 		reason := firstNonEmpty(d.Reason, d.StopReason, "no reason given")
 		s.say(ctx, "Prompt blocked by a hook: "+reason)
 		s.record(turnRejectedEvent{TurnID: turnID, Reason: reason})
-		return acp.StopEndTurn
+		return acp.StopEndTurn, nil
 	}
 	if template != nil {
 		expanded, err := s.expander(template.Name, turnID).Expand(ctx, template.Template, templateArgs)
 		if err != nil {
 			if ctx.Err() != nil {
-				return acp.StopCancelled
+				return acp.StopCancelled, nil
 			}
 			s.say(ctx, fmt.Sprintf("/%s: %v", template.Name, err))
-			return acp.StopEndTurn
+			return acp.StopEndTurn, nil
 		}
 		content = append([]llm.Block{llm.Text(expanded)}, content[1:]...)
 	}
@@ -95,7 +101,8 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 		content = append(content, llm.Text(systemReminder(c)))
 	}
 
-	reason := s.mainRunner(turnID, opts).run(ctx, llm.Message{Role: llm.RoleUser, Content: content})
+	runner := s.mainRunner(turnID, opts)
+	reason := runner.run(ctx, llm.Message{Role: llm.RoleUser, Content: content})
 	s.mu.Lock()
 	autoCompact := s.compactWanted && reason != acp.StopCancelled
 	s.compactWanted = false
@@ -105,7 +112,10 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 		// with the same seams as /compact.
 		s.compact(ctx, turnID, "", "auto")
 	}
-	return reason
+	if runner.failure != nil && reason != acp.StopCancelled {
+		return reason, modelFailure(runner.failure)
+	}
+	return reason, nil
 }
 
 // turnOptions are per-turn overrides from a prompt command's frontmatter.
@@ -138,7 +148,9 @@ func (s *Session) showSystemMessages(ctx context.Context, d hooks.Decision) {
 func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string, error) {
 	var out []llm.Block
 	var text strings.Builder
+	blank := true // only whitespace so far
 	for i, b := range blocks {
+		blank = blank && b.Type == "text" && strings.TrimSpace(b.Text) == ""
 		switch b.Type {
 		case "text":
 			out = append(out, llm.Text(b.Text))
@@ -147,7 +159,11 @@ func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string,
 			if b.Data == "" || b.MimeType == "" {
 				return nil, "", acp.InvalidParams("prompt[%d]: an image needs data and mimeType", i)
 			}
-			out = append(out, llm.Block{Type: llm.BlockImage, MediaType: b.MimeType, Data: b.Data})
+			mediaType, err := checkImage(b.MimeType, b.Data)
+			if err != nil {
+				return nil, "", acp.InvalidParams("prompt[%d]: %v", i, err)
+			}
+			out = append(out, llm.Block{Type: llm.BlockImage, MediaType: mediaType, Data: b.Data})
 		case "resource_link":
 			out = append(out, llm.Text(fmt.Sprintf("[@%s](%s)", firstNonEmpty(b.Name, b.Title, b.URI), b.URI)))
 			fmt.Fprintf(&text, "@%s", firstNonEmpty(b.Name, b.URI))
@@ -159,8 +175,9 @@ func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string,
 			switch {
 			case r.Text != nil:
 				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.URI, *r.Text)))
-			case r.Blob != nil && strings.HasPrefix(r.MimeType, "image/"):
-				out = append(out, llm.Block{Type: llm.BlockImage, MediaType: r.MimeType, Data: *r.Blob})
+			case r.Blob != nil && imageOK(r.MimeType, *r.Blob):
+				mediaType, _ := checkImage(r.MimeType, *r.Blob)
+				out = append(out, llm.Block{Type: llm.BlockImage, MediaType: mediaType, Data: *r.Blob})
 			case r.Blob != nil:
 				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>(binary %s content, %d base64 bytes, not shown)</context>", r.URI, firstNonEmpty(r.MimeType, "unknown"), len(*r.Blob))))
 			default:
@@ -174,6 +191,9 @@ func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string,
 	}
 	if len(out) == 0 {
 		return nil, "", acp.InvalidParams("field \"prompt\" is empty")
+	}
+	if blank {
+		return nil, "", acp.InvalidParams("field \"prompt\" holds only whitespace; type a message")
 	}
 	return out, text.String(), nil
 }

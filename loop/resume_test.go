@@ -44,6 +44,7 @@ func TestResumeRestoresWithoutReplay(t *testing.T) {
 	sid := h.NewSession()
 	h.Prompt(sid, "first question")
 
+	closeSession(t, h, sid) // the first process is gone: its log is free
 	h2 := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.StateDir = h.StateDir }}, looptest.ReplyText("the second answer"))
 	var resumed acp.ResumeSessionResponse
 	if err := h2.Editor.Call(h2.Ctx, acp.MethodSessionResume, acp.ResumeSessionRequest{SessionID: sid, Cwd: h.Cwd}, &resumed); err != nil {
@@ -67,6 +68,7 @@ func TestResumeRestoresWithoutReplay(t *testing.T) {
 		}
 	}
 
+	closeSession(t, h2, sid)
 	h3 := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.StateDir = h.StateDir }})
 	if err := h3.Editor.Call(h3.Ctx, acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: sid, Cwd: h.Cwd, MCPServers: []acp.MCPServer{}}, &acp.LoadSessionResponse{}); err != nil {
 		t.Fatal(err)
@@ -147,5 +149,14 @@ func TestDeleteSession(t *testing.T) {
 		if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeResourceNotFound {
 			t.Errorf("%s after delete: %v, want code %d", call.method, err, acp.CodeResourceNotFound)
 		}
+	}
+}
+
+// closeSession closes sid in h's agent, as a process that ends does: the
+// log is free for another agent to load (one writer per log).
+func closeSession(t *testing.T, h *looptest.Harness, sid string) {
+	t.Helper()
+	if err := h.Editor.Call(h.Ctx, acp.MethodSessionClose, acp.CloseSessionRequest{SessionID: sid}, nil); err != nil {
+		t.Fatal(err)
 	}
 }

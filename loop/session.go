@@ -3,6 +3,8 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
+	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
@@ -72,10 +75,23 @@ type Session struct {
 	mcp           *mcp.Manager
 	advertisedMCP uint64
 
+	// background owns the session's background shell tasks; they are
+	// killed when the session closes.
+	background *tools.Background
+
+	// stopIdle stops the pending idle_prompt notification (notify.go).
+	stopIdle func()
+
 	// usage is the session's bill, and answers its "always" answers, each
 	// under its own lock.
 	usage   usageMeter
 	answers alwaysAnswers
+	// startupNotices are told the editor once session/new or load has
+	// been answered (a session/update before that names an unknown id).
+	startupNotices []string
+	// logHealth says whether the log still takes appends (a full disk
+	// stops the session's turns).
+	logHealth logHealth
 }
 
 func (s *Session) modeState() *acp.SessionModeState {
@@ -125,27 +141,53 @@ func (s *Session) notify(ctx context.Context, u acp.SessionUpdate) {
 	}
 }
 
-// record appends an event to the session log. A failing disk is reported
-// once per event in the agent log; the turn goes on.
+// record appends an event to the session log. A failed append stops the
+// session's turns (logHealth): the editor is told, nothing runs unrecorded.
 func (s *Session) record(ev logEvent) { s.recordRaw(ev.logType(), ev) }
 
 // recordRaw appends data as an event of type typ: for the events hooks
 // record through hooks.Input.Record.
 func (s *Session) recordRaw(typ string, data any) {
 	if _, err := s.log.Append(typ, data); err != nil {
-		s.agent.log.Error("session log append failed", "session", s.id, "type", typ, "error", err)
+		s.logFailed(typ, err)
 	}
 }
 
 // queueSessionStart runs the SessionStart seam and keeps its context for
 // the next model request, and its system context for every request.
+//
+// The hooks hold the editor's session/new (or load), which it cannot
+// cancel, so they get SessionStartTimeout; past it they are stopped, and
+// the editor is told once the session is open (sayStartupNotices).
 func (s *Session) queueSessionStart(ctx context.Context, source string) {
-	d := s.runHook(ctx, &hooks.Input{Event: hooks.SessionStart, Source: source})
+	limit := s.agent.cfg.SessionStartTimeout
+	hctx, cancel := context.WithTimeout(ctx, limit)
+	d := s.runHook(hctx, &hooks.Input{Event: hooks.SessionStart, Source: source})
+	timedOut := errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+	cancel()
+	if timedOut {
+		msg := fmt.Sprintf("SessionStart hooks did not finish within %s (agent.sessionStartTimeout) and were stopped; what they had not given yet (context, instructions) is missing from this session.", limit)
+		s.record(sessionStartSkippedNotice{Kind: "sessionStartSkipped", Message: msg})
+		s.mu.Lock()
+		s.startupNotices = append(s.startupNotices, msg)
+		s.mu.Unlock()
+	}
 	s.mu.Lock()
 	s.pendingContext = append(s.pendingContext, d.AdditionalContext...)
 	s.systemContext = d.SystemContext
 	s.mu.Unlock()
 	s.showSystemMessages(ctx, d)
+}
+
+// sayStartupNotices shows what went wrong while the session opened.
+func (s *Session) sayStartupNotices(ctx context.Context) {
+	s.mu.Lock()
+	notices := s.startupNotices
+	s.startupNotices = nil
+	s.mu.Unlock()
+	for _, n := range notices {
+		s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock("[cordis: " + n + "]\n\n")})
+	}
 }
 
 // systemPrompt returns the system prompt blocks of a (sub)agent: its base
@@ -188,8 +230,11 @@ func (s *Session) end(ctx context.Context, reason string) {
 }
 
 func (s *Session) close() {
-	// Every MCP server process of the session is gone when this returns.
+	s.disarmIdle()
+	// Every MCP server process and background task of the session is gone
+	// when this returns.
 	s.mcpManager().Close()
+	s.background.StopAll()
 	if err := s.log.Close(); err != nil {
 		s.agent.log.Warn("closing session log", "session", s.id, "error", err)
 	}

@@ -192,7 +192,7 @@ func builtin(name, desc, hint string, readOnly bool, run func(ctx context.Contex
 // builtinTable lists the built-in commands, in /help order.
 func builtinTable() []builtinCommand {
 	return []builtinCommand{
-		builtin("help", "List the slash commands, or describe one", "[command]", true, cmdHelp, "?"),
+		builtin("help", "List the slash commands, or describe one", "[command]", true, cmdHelp),
 		builtin("status", "Show the session: model, mode, turns, tokens, hooks", "", true, cmdStatus),
 		builtin("clear", "Start a new conversation in this session", "", false, func(context.Context, *Session, string) commands.Intent {
 			return commands.ClearConversation{}

@@ -152,7 +152,7 @@ func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, u
 	} else {
 		in.ToolResponse = toolResponse(res)
 	}
-	post := r.hook(context.WithoutCancel(ctx), in)
+	post := r.observe(ctx, in)
 	s.showSystemMessages(ctx, post)
 	modelText := res.Text
 	var from hooks.Event

@@ -48,6 +48,8 @@ type runner struct {
 	// the reason it gave.
 	stopped    bool
 	stopReason string
+	// failure is the model error that ended the turn (outcome failed).
+	failure error
 }
 
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
@@ -102,7 +104,7 @@ func (r *runner) record(ev logEvent) { r.recordRaw(ev.logType(), ev) }
 // recordRaw appends data as an event of type typ, for hooks.Input.Record.
 func (r *runner) recordRaw(typ string, data any) {
 	if _, err := r.log.Append(typ, data); err != nil {
-		r.s.agent.log.Error("session log append failed", "session", r.s.id, "type", typ, "error", err)
+		r.s.logFailed(typ, err)
 	}
 }
 
@@ -286,7 +288,7 @@ func (r *runner) endByHook(ctx context.Context) acp.StopReason {
 func (r *runner) iterate(ctx context.Context, step int) (out outcome, resp *llm.Response) {
 	r.hook(ctx, &hooks.Input{Event: hooks.LoopStart, Step: step})
 	out, resp = r.stepAndTools(ctx, step)
-	r.hook(context.WithoutCancel(ctx), &hooks.Input{Event: hooks.LoopEnd, Step: step})
+	r.observe(ctx, &hooks.Input{Event: hooks.LoopEnd, Step: step})
 	if r.stopped && (out == toolsRan || out == modelEnded) {
 		return hookEnded, nil
 	}
@@ -304,8 +306,7 @@ func (r *runner) stepAndTools(ctx context.Context, step int) (outcome, *llm.Resp
 	case err != nil && ctx.Err() != nil:
 		return cancelled, nil
 	case err != nil:
-		r.announce(ctx, "\n\n"+explainModelError(err))
-		r.record(modelErrorEvent{Error: err.Error(), Kind: llm.ErrorKindOf(err)})
+		r.failModel(ctx, err)
 		return failed, nil
 	case resp == nil: // a hook ended the turn before the request
 		return hookEnded, nil
@@ -394,7 +395,7 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	}
 	s.mu.Lock()
 	model := firstNonEmpty(r.model, s.model)
-	msgs := limitImages(mergeAdjacent(*r.history))
+	msgs := requestMessages(*r.history, llm.CapsOf(model))
 	s.mu.Unlock()
 	req := &llm.Request{
 		Model:          model,
@@ -423,17 +424,20 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	}
 	r.record(modelRequestEvent{Model: model, Messages: len(msgs), Tools: toolNames})
 	var text strings.Builder
+	streamed := newTextBatch(func(t string) { r.record(streamTextEvent{Text: t}) })
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(d llm.Delta) {
 		switch d.Kind {
 		case llm.DeltaText:
 			text.WriteString(d.Text)
+			streamed.add(d.Text)
 			r.emitText(ctx, d.Text)
 		case llm.DeltaThinking:
 			r.emitThought(ctx, d.Text)
 		case llm.DeltaRetry:
-			r.emitThought(ctx, "[cordis: "+d.Text+"]\n")
+			r.showRetry(ctx, d.Text)
 		}
 	})
+	streamed.end(resp != nil)
 	if resp != nil {
 		r.keepResponse(ctx, resp, err != nil, text.String(), model)
 	}
@@ -445,24 +449,61 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 }
 
 // keepResponse puts what the model answered into the history and the
-// log, and counts a complete response's usage. A response cut short by an
-// error keeps what the user saw, without its unfinished tool calls (they
-// have no result).
+// log, and counts its usage. A response cut short by a cancel or an error
+// keeps what the user saw, without its unfinished tool calls (they have no
+// result) and its unsigned thinking (the API refuses it back); its usage,
+// when the stream reported any, is billed too: the tokens were spent.
 func (r *runner) keepResponse(ctx context.Context, resp *llm.Response, partial bool, text, model string) {
 	s := r.s
 	content := keepComplete(resp.Content)
 	r.record(modelResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Partial: partial})
 	if partial {
-		content = withoutToolUse(content)
+		content = withoutCutThinking(withoutToolUse(content))
 	}
 	if len(content) > 0 {
 		r.appendMessage(llm.Message{Role: llm.RoleAssistant, Content: content})
 	}
-	if partial {
-		return
+	if !partial {
+		r.lastText = text
 	}
-	r.lastText = text
-	s.reportUsage(ctx, resp.Usage, firstNonEmpty(resp.Model, model))
+	if !partial || resp.Usage != (llm.Usage{}) {
+		s.reportUsage(context.WithoutCancel(ctx), resp.Usage, firstNonEmpty(resp.Model, model))
+	}
+}
+
+// failModel ends a step whose model request failed. The error goes to the
+// editor as the answer to session/prompt (main agent) or as text on the
+// parent's tool call (subagent), never as the model's words; the history
+// says that the last message got no answer, so the next prompt is not
+// read as part of it.
+func (r *runner) failModel(ctx context.Context, err error) {
+	r.failure = err
+	r.record(modelErrorEvent{Error: err.Error(), Kind: llm.ErrorKindOf(err)})
+	if r.depth > 0 {
+		r.announce(ctx, "\n\n"+explainModelError(err))
+	}
+	r.s.mu.Lock()
+	h := *r.history
+	unanswered := len(h) > 0 && h[len(h)-1].Role == llm.RoleUser
+	r.s.mu.Unlock()
+	if unanswered {
+		note := fmt.Sprintf("The model request for the message above failed (%s), so it got no answer.", firstNonEmpty(string(llm.ErrorKindOf(err)), "error"))
+		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder(note))}})
+	}
+}
+
+// showRetry shows that the provider waits to retry a request: a notice
+// where the editor takes them, otherwise a status line that is not logged
+// (it is not part of the conversation).
+func (r *runner) showRetry(ctx context.Context, why string) {
+	switch {
+	case r.depth > 0:
+		r.emitText(ctx, "[cordis: "+why+"]\n")
+	case r.s.agent.client.Capabilities().Notices():
+		r.s.notify(ctx, acp.NoticeUpdate{Severity: "info", Title: "Retrying the model request", Description: why})
+	default:
+		r.s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock("[cordis: " + why + "]\n")})
+	}
 }
 
 // responseSeam runs LLMResponse for the step and notes a hook's request
@@ -473,7 +514,7 @@ func (r *runner) responseSeam(ctx context.Context, step int, req *llm.Request, r
 	if err != nil {
 		in.Response, in.Error = nil, err.Error()
 	}
-	ld := r.hook(context.WithoutCancel(ctx), in)
+	ld := r.observe(ctx, in)
 	s.showSystemMessages(ctx, ld)
 	if !ld.Compact || err != nil {
 		return

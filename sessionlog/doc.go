@@ -31,6 +31,10 @@
 // (see Open for why it truncates rather than isolates it). A bad line anywhere
 // else means the log was damaged by something other than a crash, and Read
 // reports it as a *FormatError naming file and line instead of guessing.
+// Load, which session/load uses, recovers instead: it keeps every event
+// before the first inconsistency, saves the rest beside the log
+// (DroppedPath) and cuts it off so that appends continue a sound log, and
+// reports what it dropped (Writer.Dropped).
 //
 // # Following
 //
@@ -41,8 +45,11 @@
 //
 // # Concurrency
 //
-// A Writer is safe for concurrent Append. Use one Writer per file per
-// process, and no writer in another process. Readers (Read, List) may run
+// A Writer is safe for concurrent Append. A log has one Writer at a time,
+// in any process: Create, Open and Load take an exclusive flock on the file
+// (waiting up to a second for a process that is dying) and fail with
+// ErrLocked while another Writer holds it; Close or the process's death
+// releases it. Readers (Read, List) may run
 // while a Writer appends: they see a prefix of the log, possibly ending in a
 // line still being written, which they treat as a torn tail.
 package sessionlog

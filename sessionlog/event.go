@@ -85,6 +85,10 @@ const (
 	TypeConfigChange = "config/change"
 	// TypeCommand records a slash command and its expansion.
 	TypeCommand = "command"
+	// TypeStreamText is model text written while it streams, in batches,
+	// ahead of the message that holds all of it: what a crash mid-stream
+	// leaves of the answer.
+	TypeStreamText = "stream/text"
 	// TypeAgentText is text cordis itself showed the user.
 	TypeAgentText = "agent/text"
 	// TypeClear records /clear dropping the model's context.
@@ -94,6 +98,9 @@ const (
 	// TypeTruncate records the history cut back to its first messages.
 	TypeTruncate = "context/truncate"
 )
+
+// errUnsupportedVersion marks an event written by a newer cordis.
+var errUnsupportedVersion = errors.New("unsupported log version")
 
 // errNotJSON marks a line that is not syntactically JSON: the signature of a
 // torn write, tolerated only at the end of a log.
@@ -117,7 +124,7 @@ func decodeLine(line []byte) (Event, error) {
 	// Check the version before other errors: a newer format may change field
 	// types, and "unsupported version" is the useful message then.
 	if ev.V > Version {
-		return Event{}, fmt.Errorf("unsupported log version %d (this build reads version %d)", ev.V, Version)
+		return Event{}, fmt.Errorf("%w %d (this build reads version %d)", errUnsupportedVersion, ev.V, Version)
 	}
 	if err != nil {
 		return Event{}, fmt.Errorf("corrupt event: %w", err)

@@ -47,45 +47,77 @@ func Read(path string) (events []Event, warnings []string, err error) {
 }
 
 func read(r io.Reader, name string) ([]Event, []string, error) {
+	p, err := scan(r, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case p.bad == nil:
+		return p.events, nil, nil
+	case p.tornTail:
+		return p.events, []string{fmt.Sprintf("%s:%d: skipped torn last line (%d bytes): %v", name, p.bad.Line, p.badLen, p.bad.Err)}, nil
+	case errors.As(p.bad.Err, new(errNotJSON)):
+		return nil, nil, &FormatError{Path: name, Line: p.bad.Line, Err: fmt.Errorf("corrupt event: %w", p.bad.Err)}
+	}
+	return nil, nil, p.bad
+}
+
+// prefix is what scan found: the events up to the first line that is not
+// the next event, and where that line starts.
+type prefix struct {
+	events []Event
+	// end is the offset just past the last event's line (its newline included
+	// when it has one).
+	end int64
+	// unterminated: the last event's line has no newline (the file ends there).
+	unterminated bool
+	// bad is the first line that is not the next event (nil when there is
+	// none); badLen its length, tornTail that it is the last line and not
+	// JSON at all, the signature of a write cut by a crash.
+	bad      *FormatError
+	badLen   int
+	tornTail bool
+}
+
+// scan reads events until the first line that is not the next event. Only
+// an I/O error is returned as an error; a bad line is described in the
+// prefix.
+func scan(r io.Reader, name string) (prefix, error) {
 	lr := lineReader{br: bufio.NewReaderSize(r, 64<<10)}
-	var events []Event
-	// A non-JSON line is only an error once another line follows it, so its
-	// verdict waits here.
-	var torn error
-	var tornLine, tornLen int
+	var p prefix
 	for lineNo := 1; ; lineNo++ {
 		line, err := lr.next()
 		if err == io.EOF {
-			break
+			return p, nil
 		}
 		if errors.Is(err, errLineTooLong) {
-			return nil, nil, &FormatError{Path: name, Line: lineNo, Err: err}
+			p.bad = &FormatError{Path: name, Line: lineNo, Offset: p.end, Err: err}
+			return p, nil
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
-		}
-		if torn != nil {
-			return nil, nil, &FormatError{Path: name, Line: tornLine, Err: fmt.Errorf("corrupt event: %w", torn)}
+			return prefix{}, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
 		ev, err := decodeLine(line)
+		if err == nil && ev.Seq != int64(len(p.events))+1 {
+			err = fmt.Errorf("corrupt event: seq %d, want %d", ev.Seq, len(p.events)+1)
+		}
 		if err != nil {
-			var nj errNotJSON
-			if errors.As(err, &nj) {
-				torn, tornLine, tornLen = nj.err, lineNo, len(line)
-				continue
+			p.bad, p.badLen = &FormatError{Path: name, Line: lineNo, Offset: p.end, Err: err}, len(line)
+			if errors.As(err, new(errNotJSON)) {
+				// A torn line is tolerated only where nothing follows it.
+				_, nextErr := lr.next()
+				p.tornTail = nextErr == io.EOF
 			}
-			return nil, nil, &FormatError{Path: name, Line: lineNo, Err: err}
+			return p, nil
 		}
-		if want := int64(len(events)) + 1; ev.Seq != want {
-			return nil, nil, &FormatError{Path: name, Line: lineNo, Err: fmt.Errorf("corrupt event: seq %d, want %d", ev.Seq, want)}
+		p.events = append(p.events, ev)
+		p.end += int64(len(line))
+		if lr.ended {
+			p.unterminated = true
+		} else {
+			p.end++
 		}
-		events = append(events, ev)
 	}
-	var warnings []string
-	if torn != nil {
-		warnings = append(warnings, fmt.Sprintf("%s:%d: skipped torn last line (%d bytes): %v", name, tornLine, tornLen, torn))
-	}
-	return events, warnings, nil
 }
 
 // lineReader splits a stream at '\n' with a MaxLineSize cap. A final line

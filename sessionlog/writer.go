@@ -16,6 +16,10 @@ import (
 // ErrClosed is returned by Append after Close.
 var ErrClosed = errors.New("sessionlog: writer is closed")
 
+// ErrLocked is returned by Create, Open and Load when another Writer (in
+// this process or another) has the log open for appending.
+var ErrLocked = errors.New("the session log is open in another cordis process")
+
 // Option configures a Writer.
 type Option func(*options)
 
@@ -56,6 +60,7 @@ type Writer struct {
 	size     int64    // file size after the last complete line
 	broken   error    // set when a torn write could not be undone
 	warnings []string
+	dropped  Dropped // what Load cut off
 }
 
 func newWriter(path string, f *os.File, opts []Option) *Writer {
@@ -76,6 +81,10 @@ func Create(path string, opts ...Option) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("sessionlog: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sessionlog: %s: %w", path, err)
 	}
 	w := newWriter(path, f, opts)
 	if w.sync {
@@ -103,6 +112,10 @@ func Open(path string, opts ...Option) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sessionlog: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sessionlog: %s: %w", path, err)
 	}
 	w := newWriter(path, f, opts)
 	if err := w.repairTail(); err != nil {

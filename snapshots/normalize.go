@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -51,7 +52,9 @@ var (
 // renumbered by first appearance (per agent process and direction);
 // session, tool call and message ids become {{session-N}},
 // {{toolCall-N}}, {{message-N}} by first appearance, wherever they occur
-// in a string; timestamps become 0; durationMs is removed; the agent's
+// in a string; timestamps become 0; durationMs is removed; streamed-text
+// batches (stream/text, timed by the clock) are left out of session logs
+// and seq renumbered; the agent's
 // version becomes {{version}}; temporary paths become placeholders. Text
 // that merely looks like an id is left alone.
 func Normalize(res *Result) (Outputs, error) {
@@ -75,6 +78,17 @@ func Normalize(res *Result) (Outputs, error) {
 			v, err := decodeJSON(line)
 			if err != nil {
 				return nil, fmt.Errorf("session log %s line %d is not JSON: %v", l.SessionID, i+1, err)
+			}
+			// Streamed-text batches are written by size or by the clock
+			// (every 250 ms), so whether one lands depends on the
+			// machine's speed: they are left out, and seq renumbered.
+			if obj, ok := v.(map[string]any); ok {
+				if obj["type"] == "stream/text" {
+					continue
+				}
+				if _, ok := obj["seq"]; ok {
+					obj["seq"] = json.Number(strconv.Itoa(len(events) + 1))
+				}
 			}
 			events = append(events, v)
 			n.collect(v, "")

@@ -8,11 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/internal/hardening"
@@ -121,6 +119,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	// Nothing cordis writes carries a provider key, whatever a subprocess
 	// printed (secrets registers the values as the config names them).
+	rawStdout := stdout
 	stdout, stderr = secrets.Writer{W: stdout}, secrets.Writer{W: stderr}
 	logger, closeLog, err := openLogger(f, stderr)
 	if err != nil {
@@ -148,6 +147,10 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg.Logger = logger
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if f, ok := rawStdout.(*os.File); ok {
+		watchStdoutClosed(ctx, f, cancel)
+	}
+	stdout = stdoutWatch{w: stdout, cancel: cancel}
 	started := func() {
 		go cancelOnSignal(ctx, cancel)
 		logger.Info("cordis starting", "version", cfg.Version, "stateDir", stateDir, "model", cfg.Model)
@@ -158,21 +161,6 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 	// the agent (each command's own leftovers are already gone).
 	subproc.ReapOrphans()
 	return err
-}
-
-// cancelOnSignal cancels the server on SIGINT or SIGTERM, so that running
-// turns end and their processes are stopped before cordis exits. Until it
-// has installed the handler, a signal ends cordis at once, which is all
-// there is to do that early.
-func cancelOnSignal(ctx context.Context, cancel context.CancelFunc) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	select {
-	case <-sigs:
-		cancel()
-	case <-ctx.Done():
-	}
 }
 
 func openLogger(f *flags, stderr io.Writer) (*slog.Logger, func(), error) {

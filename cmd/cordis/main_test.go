@@ -20,6 +20,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
+	"github.com/cordis-agent/cordis/sessionlog"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -322,6 +323,19 @@ func TestLoadAfterKillMidTurn(t *testing.T) {
 	if !user || !toolCall {
 		t.Fatalf("replay lacks the prompt (%v) or the tool call (%v): %v", user, toolCall, e2.Updates(sid))
 	}
+	// The interrupted call shows failed, with the reason, and the log
+	// says so for every later load.
+	if !interruptedShown(e2.Updates(sid), "toolu_1") {
+		t.Fatalf("the interrupted call is not shown failed: %v", e2.Updates(sid))
+	}
+	events, _, _ := sessionlog.Read(sessionlog.Path(state, sid))
+	logged := false
+	for _, ev := range events {
+		logged = logged || (ev.Type == sessionlog.TypeToolResult && strings.Contains(string(ev.Data), "toolu_1") && strings.Contains(string(ev.Data), "interrupted"))
+	}
+	if !logged {
+		t.Fatal("the repair of the interrupted call is not in the log")
+	}
 	stop, err := e2.Prompt(ctx, sid, "are you there?")
 	if err != nil || stop != acp.StopEndTurn {
 		t.Fatalf("prompt after load = %q, %v", stop, err)
@@ -380,4 +394,18 @@ func TestPluginConfigTypes(t *testing.T) {
 	if err := newRegistry().Check(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// interruptedShown reports whether updates show call failed as
+// interrupted.
+func interruptedShown(updates []acp.SessionUpdate, call string) bool {
+	for _, u := range updates {
+		if c, ok := u.(*acp.ToolCallUpdate); ok && c.ToolCallID == call && c.Status == acp.ToolStatusFailed {
+			data, _ := json.Marshal(c.Content)
+			if strings.Contains(string(data), "interrupted") {
+				return true
+			}
+		}
+	}
+	return false
 }

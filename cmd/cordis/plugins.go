@@ -47,17 +47,18 @@ func builtinDefault() *config.Config {
 
 // agentConfig is the `agent` plugin: settings of the loop itself.
 type agentConfig struct {
-	Models           []string `yaml:"models,omitempty" json:"models,omitempty" jsonschema:"description=Models offered in the editor's model picker; the provider's model is always included"`
-	DefaultMode      string   `yaml:"defaultMode,omitempty" json:"defaultMode,omitempty" jsonschema:"enum=default,enum=acceptEdits,enum=plan,enum=bypassPermissions,description=Permission mode of new sessions (default: default)"`
-	MaxTurnRequests  int      `yaml:"maxTurnRequests,omitempty" json:"maxTurnRequests,omitempty" jsonschema:"minimum=1,description=Model requests allowed in one prompt turn before it stops with max_turn_requests (default 100)"`
-	MaxStopBlocks    int      `yaml:"maxStopBlocks,omitempty" json:"maxStopBlocks,omitempty" jsonschema:"minimum=1,description=Consecutive Stop-hook blocks honoured before the turn ends anyway (default 8)"`
-	MaxSubagentDepth int      `yaml:"maxSubagentDepth,omitempty" json:"maxSubagentDepth,omitempty" jsonschema:"minimum=1,description=How deep Task subagents may nest (default 1)"`
-	ContextWindow    int      `yaml:"contextWindow,omitempty" json:"contextWindow,omitempty" jsonschema:"minimum=1,description=Context window in tokens reported in usage updates (default 200000)"`
-	SystemPrompt     string   `yaml:"systemPrompt,omitempty" json:"systemPrompt,omitempty" jsonschema:"description=Replaces the built-in base system prompt"`
-	ExtraDirectories []string `yaml:"extraDirectories,omitempty" json:"extraDirectories,omitempty" jsonschema:"description=Absolute directories tools may use besides the session's working directory"`
-	MCPStartTimeout  string   `yaml:"mcpStartTimeout,omitempty" json:"mcpStartTimeout,omitempty" jsonschema:"description=How long an editor MCP server may take to start and list its tools (Go duration; default 10s)"`
-	MCPCallTimeout   string   `yaml:"mcpCallTimeout,omitempty" json:"mcpCallTimeout,omitempty" jsonschema:"description=How long one MCP tool call may take (Go duration; default 120s)"`
-	ExposeEnv        []string `yaml:"exposeEnv,omitempty" json:"exposeEnv,omitempty" jsonschema:"description=Provider key variables to pass to hooks and commands after all (by default API keys never reach subprocesses)"`
+	Models              []string `yaml:"models,omitempty" json:"models,omitempty" jsonschema:"description=Models offered in the editor's model picker; the provider's model is always included"`
+	DefaultMode         string   `yaml:"defaultMode,omitempty" json:"defaultMode,omitempty" jsonschema:"enum=default,enum=acceptEdits,enum=plan,enum=bypassPermissions,description=Permission mode of new sessions (default: default)"`
+	MaxTurnRequests     int      `yaml:"maxTurnRequests,omitempty" json:"maxTurnRequests,omitempty" jsonschema:"minimum=1,description=Model requests allowed in one prompt turn before it stops with max_turn_requests (default 100)"`
+	MaxStopBlocks       int      `yaml:"maxStopBlocks,omitempty" json:"maxStopBlocks,omitempty" jsonschema:"minimum=1,description=Consecutive Stop-hook blocks honoured before the turn ends anyway (default 8)"`
+	MaxSubagentDepth    int      `yaml:"maxSubagentDepth,omitempty" json:"maxSubagentDepth,omitempty" jsonschema:"minimum=1,description=How deep Task subagents may nest (default 1)"`
+	ContextWindow       int      `yaml:"contextWindow,omitempty" json:"contextWindow,omitempty" jsonschema:"minimum=1,description=Context window in tokens reported in usage updates (default 200000)"`
+	SystemPrompt        string   `yaml:"systemPrompt,omitempty" json:"systemPrompt,omitempty" jsonschema:"description=Replaces the built-in base system prompt"`
+	ExtraDirectories    []string `yaml:"extraDirectories,omitempty" json:"extraDirectories,omitempty" jsonschema:"description=Absolute directories tools may use besides the session's working directory"`
+	MCPStartTimeout     string   `yaml:"mcpStartTimeout,omitempty" json:"mcpStartTimeout,omitempty" jsonschema:"description=How long an editor MCP server may take to start and list its tools (Go duration; default 10s)"`
+	MCPCallTimeout      string   `yaml:"mcpCallTimeout,omitempty" json:"mcpCallTimeout,omitempty" jsonschema:"description=How long one MCP tool call may take (Go duration; default 120s)"`
+	SessionStartTimeout string   `yaml:"sessionStartTimeout,omitempty" json:"sessionStartTimeout,omitempty" jsonschema:"description=How long SessionStart hooks may hold session/new or session/load before they are stopped and their context skipped (Go duration; default 10s)"`
+	ExposeEnv           []string `yaml:"exposeEnv,omitempty" json:"exposeEnv,omitempty" jsonschema:"description=Provider key variables to pass to hooks and commands after all (by default API keys never reach subprocesses)"`
 }
 
 // newRegistry lists every plugin compiled into cordis.
@@ -164,7 +165,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 			for _, d := range []struct {
 				field, value string
 				into         *time.Duration
-			}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}} {
+			}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}, {"sessionStartTimeout", c.SessionStartTimeout, &out.SessionStartTimeout}} {
 				if d.value == "" {
 					continue
 				}

@@ -214,7 +214,7 @@ func writeHooks(t *testing.T, dir string, timeout float64, events map[string]str
 // children are gone with it.
 func TestAgentExitTakesSubprocessesWithIt(t *testing.T) {
 	for _, sleeper := range []string{"bash", "hook"} {
-		for _, trigger := range []string{"stdin closed", "SIGTERM"} {
+		for _, trigger := range []string{"stdin closed", "SIGTERM", "SIGINT", "SIGHUP"} {
 			t.Run(sleeper+"/"+trigger, func(t *testing.T) {
 				t.Parallel()
 				ctx := testCtx(t)
@@ -238,8 +238,8 @@ func TestAgentExitTakesSubprocessesWithIt(t *testing.T) {
 				pids := waitPids(t, pidFile, 2)
 
 				start := time.Now()
-				if trigger == "SIGTERM" {
-					p.cmd.Process.Signal(syscall.SIGTERM)
+				if sig, ok := map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGHUP": syscall.SIGHUP}[trigger]; ok {
+					p.cmd.Process.Signal(sig)
 					waitExited(t, p.cmd.Process.Pid, 10*time.Second)
 				}
 				p.e.Close() // closes stdin; fails the test unless the agent exits 0 within 10s

@@ -16,6 +16,11 @@ func bashInput(cmd string) json.RawMessage {
 	return b
 }
 
+func urlInput(u string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"url": u, "prompt": "p"})
+	return b
+}
+
 func fileInput(path string) json.RawMessage {
 	b, _ := json.Marshal(map[string]string{"file_path": path})
 	return b
@@ -56,6 +61,10 @@ func TestScopeOf(t *testing.T) {
 		{"Bash", bashInput("echo ok\ntouch hidden.txt"), nil},
 		{"Bash", bashInput("rm *.o && make"), nil},
 		{"Bash", bashInput(""), nil},
+		// A fetch: its host.
+		{"WebFetch", urlInput("https://Docs.Example.com:8443/a?b"), &Scope{"WebFetch(domain:docs.example.com)", "fetches from `docs.example.com`"}},
+		{"WebFetch", urlInput("ftp://example.com/"), nil},
+		{"NotebookEdit", json.RawMessage(`{"notebook_path":"/w/nb/a.ipynb"}`), &Scope{"Edit(/nb/a.ipynb)", "edits to `nb/a.ipynb`"}},
 		// Files: the file, anchored at the project, or absolute outside it.
 		{"Edit", fileInput("/w/src/main.go"), &Scope{"Edit(/src/main.go)", "edits to `src/main.go`"}},
 		{"Write", fileInput("notes/new.md"), &Scope{"Edit(/notes/new.md)", "edits to `notes/new.md`"}},
@@ -145,6 +154,21 @@ func TestToolAndPathRules(t *testing.T) {
 		{"Edit(~/notes/*)", "/proj", "Edit", fileInput("/home/u/notes/a.md"), true},
 		{`Edit(/a\[1]\*.go)`, "/proj", "Edit", fileInput("/proj/a[1]*.go"), true},
 		{`Edit(/a\[1]\*.go)`, "/proj", "Edit", fileInput("/proj/a1x.go"), false},
+		// Edit(...) covers NotebookEdit, whose path is notebook_path.
+		{"Edit(/nb/**)", "/proj", "NotebookEdit", json.RawMessage(`{"notebook_path":"/proj/nb/a.ipynb"}`), true},
+		{"Edit(/nb/**)", "/proj", "NotebookEdit", json.RawMessage(`{"notebook_path":"/proj/other/a.ipynb"}`), false},
+		{"NotebookEdit(/nb/**)", "/proj", "NotebookEdit", json.RawMessage(`{"notebook_path":"/proj/nb/a.ipynb"}`), true},
+		// WebFetch(domain:host) is that host; domain:*.host its subdomains.
+		{"WebFetch(domain:example.com)", "", "WebFetch", urlInput("https://example.com/docs"), true},
+		{"WebFetch(domain:example.com)", "", "WebFetch", urlInput("http://EXAMPLE.com:8080/"), true},
+		{"WebFetch(domain:example.com)", "", "WebFetch", urlInput("https://docs.example.com/"), false},
+		{"WebFetch(domain:example.com)", "", "WebFetch", urlInput("https://example.com.evil.io/"), false},
+		{"WebFetch(domain:example.com)", "", "WebFetch", urlInput("https://evil.io/?u=https://example.com/"), false},
+		{"WebFetch(domain:*.example.com)", "", "WebFetch", urlInput("https://docs.example.com/x"), true},
+		{"WebFetch(domain:*.example.com)", "", "WebFetch", urlInput("https://badexample.com/"), false},
+		{"WebFetch(domain:example.com)", "", "WebFetch", urlInput("file:///etc/passwd"), false},
+		{"WebFetch", "", "WebFetch", urlInput("https://anything.io/"), true},
+		{"WebFetch(*)", "", "WebFetch", urlInput("https://anything.io/"), true},
 	}
 	for _, tt := range tests {
 		r, err := Parse(tt.rule, tt.anchor)

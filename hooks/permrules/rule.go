@@ -3,6 +3,7 @@ package permrules
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,8 @@ import (
 type Rule struct {
 	// Text is the rule as written (trimmed).
 	Text string
-	// tools the rule applies to (Edit(...) covers Edit and Write; Read(...)
-	// covers Read, Glob and Grep).
+	// tools the rule applies to (Edit(...) covers Edit, Write and
+	// NotebookEdit; Read(...) covers Read, Glob and Grep).
 	tools []string
 	// toolPrefix, when set, applies the rule to every tool whose name
 	// starts with it (mcp__server and mcp__server__* name a server's tools).
@@ -33,6 +34,7 @@ const (
 	specCommand                 // Bash: a command pattern
 	specPath                    // a path pattern
 	specExact                   // Task: the subagent type
+	specDomain                  // WebFetch: domain:host or domain:*.host
 )
 
 // Parse reads `Tool` or `Tool(specifier)`. anchor is the directory a path
@@ -67,13 +69,19 @@ func Parse(text, anchor string) (Rule, error) {
 	case "Read":
 		r.kind, r.tools = specPath, []string{"Read", "Glob", "Grep"}
 	case "Edit":
-		r.kind, r.tools = specPath, []string{"Edit", "Write"}
-	case "Write", "Glob", "Grep":
+		r.kind, r.tools = specPath, []string{"Edit", "Write", "NotebookEdit"}
+	case "Write", "Glob", "Grep", "NotebookEdit":
 		r.kind = specPath
 	case "Task":
 		r.kind = specExact
+	case "WebFetch":
+		host, ok := strings.CutPrefix(spec, "domain:")
+		if !ok || strings.TrimSpace(host) == "" {
+			return Rule{}, fmt.Errorf("rule %q: WebFetch takes domain:host, domain:*.host or *", text)
+		}
+		r.kind, r.spec = specDomain, strings.ToLower(strings.TrimSpace(host))
 	default:
-		return Rule{}, fmt.Errorf("rule %q: %s takes no specifier (specifiers exist for Bash, Read, Edit, Write, Glob, Grep and Task)", text, name)
+		return Rule{}, fmt.Errorf("rule %q: %s takes no specifier (specifiers exist for Bash, Read, Edit, Write, NotebookEdit, Glob, Grep, Task and WebFetch)", text, name)
 	}
 	if r.kind == specPath {
 		if _, err := path.Match(strings.ReplaceAll(spec, "**", "*"), ""); err != nil {
@@ -133,6 +141,8 @@ type Call struct {
 	Path string
 	// Exact is a Task call's subagent_type.
 	Exact string
+	// Host is a WebFetch call's host name, lower case, without the port.
+	Host string
 }
 
 // NewCall reads the fields rules match from a tool call's input.
@@ -141,8 +151,10 @@ func NewCall(tool string, input json.RawMessage, cwd string) Call {
 	var fields struct {
 		Command      string `json:"command"`
 		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
 		Path         string `json:"path"`
 		SubagentType string `json:"subagent_type"`
+		URL          string `json:"url"`
 	}
 	_ = json.Unmarshal(input, &fields)
 	switch tool {
@@ -151,12 +163,38 @@ func NewCall(tool string, input json.RawMessage, cwd string) Call {
 		c.Commands = splitCommand(c.Command)
 	case "Read", "Edit", "Write":
 		c.Path = absPath(fields.FilePath, cwd)
+	case "NotebookEdit":
+		c.Path = absPath(fields.NotebookPath, cwd)
 	case "Glob", "Grep":
 		c.Path = absPath(fields.Path, cwd)
 	case "Task":
 		c.Exact = fields.SubagentType
+	case "WebFetch":
+		c.Host = urlHost(fields.URL)
 	}
 	return c
+}
+
+// urlHost is the lower-case host name of an http(s) URL without its port,
+// or "" when raw is not one (then no domain rule matches).
+func urlHost(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+}
+
+// matchDomain matches a host against domain:host (that host only) or
+// domain:*.host (its subdomains, as in Claude Code's rules).
+func matchDomain(spec, host string) bool {
+	if host == "" {
+		return false
+	}
+	if parent, ok := strings.CutPrefix(spec, "*."); ok {
+		return strings.HasSuffix(host, "."+parent)
+	}
+	return host == spec
 }
 
 // Matcher matches rules against calls; Home expands "~/" in path patterns
@@ -247,6 +285,8 @@ func (m Matcher) matches(r Rule, c Call, command string) bool {
 		return matchCommand(r.spec, command)
 	case specExact:
 		return r.spec == c.Exact
+	case specDomain:
+		return matchDomain(r.spec, c.Host)
 	case specPath:
 		return c.Path != "" && m.matchPath(r, c.Path, c.Cwd)
 	}

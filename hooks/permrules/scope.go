@@ -20,9 +20,10 @@ type Scope struct {
 // ScopeOf returns the scope an "always" answer to a call would have, the
 // way Claude Code scopes its "don't ask again" answers: a command prefix
 // rule for Bash (the exact command when no safe prefix exists), the file
-// for Edit and Write (as an Edit(...) rule, which covers both), and the
-// tool for an MCP tool. cwd is the project: path rules are written
-// relative to it, as in its settings file. ok is false when the call has
+// for Edit, Write and NotebookEdit (as an Edit(...) rule, which covers
+// them all), the host for WebFetch (WebFetch(domain:host)), and the tool
+// for an MCP tool. cwd is the project: path rules are written relative to
+// it, as in its settings file. ok is false when the call has
 // no scope narrow enough to offer (a multi-line command, any other tool);
 // then only one-off answers are offered.
 func ScopeOf(tool string, input json.RawMessage, cwd string) (Scope, bool) {
@@ -41,6 +42,20 @@ func ScopeOf(tool string, input json.RawMessage, cwd string) (Scope, bool) {
 		}
 		_ = json.Unmarshal(input, &in)
 		s, ok = editScope(in.FilePath, cwd)
+	case tool == "NotebookEdit":
+		var in struct {
+			NotebookPath string `json:"notebook_path"`
+		}
+		_ = json.Unmarshal(input, &in)
+		s, ok = editScope(in.NotebookPath, cwd)
+	case tool == "WebFetch":
+		var in struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(input, &in)
+		if host := urlHost(in.URL); host != "" && !strings.ContainsAny(host, "*()") {
+			s, ok = Scope{Rule: "WebFetch(domain:" + host + ")", Label: "fetches from " + quote(host)}, true
+		}
 	case strings.HasPrefix(tool, "mcp__"):
 		s, ok = Scope{Rule: tool, Label: quote(tool)}, true
 	}

@@ -25,6 +25,12 @@
 // are re-parented to it as well, so other code that starts process groups
 // should run them through this package (or reap its own groups).
 //
+// A process group may outlive cordis only if cordis dies without running
+// its own cleanup (SIGKILL, a crash): on Linux a watchdog, a small shell
+// loop started with the first group, then kills every group still
+// registered (watchdog_linux.go). Processes that left their group
+// (setsid) are out of its reach in that case.
+//
 // Concurrency: Run is safe for concurrent use; each call owns its process
 // group and its buffers.
 package proc

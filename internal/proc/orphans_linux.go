@@ -28,12 +28,15 @@ var owned = struct {
 func startOwned(cmd *exec.Cmd) error {
 	owned.Lock()
 	defer owned.Unlock()
+	startWatchdog()
 	// Started on cordis's hardened thread: the child cannot hold
 	// CAP_SYS_PTRACE, which would open cordis's /proc entries to it.
 	if err := hardening.Start(cmd.Start); err != nil {
 		return err
 	}
-	owned.groups[cmd.Process.Pid]++
+	if owned.groups[cmd.Process.Pid]++; owned.groups[cmd.Process.Pid] == 1 {
+		watch('+', cmd.Process.Pid)
+	}
 	return nil
 }
 
@@ -42,6 +45,7 @@ func release(pgid int) {
 	owned.Lock()
 	if owned.groups[pgid]--; owned.groups[pgid] <= 0 {
 		delete(owned.groups, pgid)
+		watch('-', pgid)
 	}
 	owned.Unlock()
 	ReapOrphans()

@@ -45,6 +45,10 @@ type Cmd struct {
 	// Grace is the delay between SIGTERM and SIGKILL on timeout or
 	// cancellation (0: DefaultGrace).
 	Grace time.Duration
+	// CancelGrace, when shorter than Grace, replaces it once ctx is
+	// cancelled (not on timeout): a user waiting for a cancel to be
+	// answered should not wait out a command that ignores SIGTERM.
+	CancelGrace time.Duration
 }
 
 // Result is how a command ended.
@@ -150,7 +154,13 @@ func Run(ctx context.Context, c Cmd) Result {
 	}
 	pgid := cmd.Process.Pid
 
+	exited := make(chan struct{})
+	if c.CancelGrace > 0 && c.CancelGrace < grace {
+		stop := context.AfterFunc(ctx, func() { killLeaderAfter(cmd, c.CancelGrace, exited) })
+		defer stop()
+	}
 	waitErr := cmd.Wait()
+	close(exited)
 	killGroup(pgid, grace)
 	release(pgid)
 	for _, r := range readers {
@@ -178,6 +188,19 @@ func Run(ctx context.Context, c Cmd) Result {
 		res.Err = waitErr
 	}
 	return res
+}
+
+// killLeaderAfter kills the leader once d has passed unless it exited
+// first; Wait then returns and the group is killed with it. os.Process
+// never signals a process other than the one it started.
+func killLeaderAfter(cmd *exec.Cmd, d time.Duration, exited <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		_ = cmd.Process.Kill()
+	case <-exited:
+	}
 }
 
 type pipeReader struct {

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/cordis-agent/cordis/llm"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -116,7 +118,27 @@ func resolve(cfg Config, getenv func(string) string) (resolved, error) {
 	if r.MaxTokens < 0 || r.ThinkingBudget < 0 {
 		return r, fmt.Errorf("anthropic config: maxTokens and thinkingBudget must not be negative")
 	}
-	return r, nil
+	return r, checkThinking(r.Model, r.ThinkingBudget, r.MaxTokens)
+}
+
+// MinThinkingBudget is the smallest budget_tokens the API accepts.
+const MinThinkingBudget = 1024
+
+// checkThinking refuses a thinking budget the API would refuse on every
+// request: under 1024 tokens, or not below max_tokens (which counts the
+// thinking). Models that think adaptively take no budget, so theirs only
+// has to be positive.
+func checkThinking(model string, budget, maxTokens int) error {
+	if budget == 0 || llm.CapsOf(model).Thinking == llm.ThinkingAdaptive {
+		return nil
+	}
+	if budget < MinThinkingBudget {
+		return fmt.Errorf("anthropic config: thinkingBudget %d is below the API's minimum of %d tokens; raise it, or set 0 to turn thinking off", budget, MinThinkingBudget)
+	}
+	if budget >= maxTokens {
+		return fmt.Errorf("anthropic config: thinkingBudget %d must be less than maxTokens %d (thinking counts against the output limit); raise maxTokens or lower thinkingBudget", budget, maxTokens)
+	}
+	return nil
 }
 
 func parseDuration(field, s string, def time.Duration) (time.Duration, error) {

@@ -3,8 +3,9 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cordis-agent/cordis/internal/secrets"
+	"strings"
 
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/llm"
 )
 
@@ -41,7 +42,16 @@ type wireBlock struct {
 	Thinking  *string          `json:"thinking,omitempty"`
 	Signature *string          `json:"signature,omitempty"`
 	Data      string           `json:"data,omitempty"`
+	Cache     *cacheControl    `json:"cache_control,omitempty"`
 }
+
+// cacheControl marks a prompt-cache breakpoint: the request's prefix up to
+// and including the marked block is written to (or read from) the cache.
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
 
 type wireImageSource struct {
 	Type      string `json:"type"`
@@ -53,11 +63,12 @@ type wireTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	Cache       *cacheControl   `json:"cache_control,omitempty"`
 }
 
 type wireThinking struct {
 	Type         string `json:"type"`
-	BudgetTokens int    `json:"budget_tokens"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
 }
 
 var (
@@ -69,10 +80,14 @@ var (
 // A non-empty model overrides req.Model (the provider passes the model the
 // circuit breaker chose). The output is deterministic.
 //
-// Empty text blocks are dropped (the API rejects them); a tool_use block
-// with nil Input is sent with {}; ThinkingBudget > 0 adds
-// {"type":"enabled","budget_tokens":N}. MaxTokens is sent as given: the
-// Provider fills in its default before calling.
+// The API rejects, and so this never sends, a text block that is empty or
+// whitespace only and a thinking block without its signature (one cut off
+// by a cancel or an error); a message left empty is dropped and its
+// neighbours of one role joined. A tool_use block with nil Input is sent
+// with {}. ThinkingBudget > 0 asks for thinking in the form the model
+// accepts (llm.CapsOf). Prompt-cache breakpoints are placed by
+// placeCacheBreakpoints. MaxTokens is sent as given: the Provider fills in
+// its default before calling.
 func EncodeRequest(req *llm.Request, model string) ([]byte, error) {
 	if model == "" {
 		model = req.Model
@@ -93,7 +108,7 @@ func EncodeRequest(req *llm.Request, model string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
 		}
-		body.Messages = append(body.Messages, wireMessage{Role: m.Role, Content: content})
+		body.Messages = appendMessage(body.Messages, wireMessage{Role: m.Role, Content: content})
 	}
 	for _, t := range req.Tools {
 		schema := t.InputSchema
@@ -104,7 +119,11 @@ func EncodeRequest(req *llm.Request, model string) ([]byte, error) {
 	}
 	if req.ThinkingBudget > 0 {
 		body.Thinking = &wireThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
+		if llm.CapsOf(model).Thinking == llm.ThinkingAdaptive {
+			body.Thinking = &wireThinking{Type: "adaptive"}
+		}
 	}
+	placeCacheBreakpoints(&body)
 	out, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encoding request: %w", err)
@@ -131,7 +150,7 @@ func encodeBlocks(blocks []llm.Block) ([]wireBlock, error) {
 func encodeBlock(b llm.Block) (w wireBlock, keep bool, err error) {
 	switch b.Type {
 	case llm.BlockText:
-		return wireBlock{Type: "text", Text: b.Text}, b.Text != "", nil
+		return wireBlock{Type: "text", Text: b.Text}, strings.TrimSpace(b.Text) != "", nil
 	case llm.BlockImage:
 		return wireBlock{Type: "image", Source: &wireImageSource{Type: "base64", MediaType: b.MediaType, Data: b.Data}}, true, nil
 	case llm.BlockToolUse:
@@ -151,10 +170,64 @@ func encodeBlock(b llm.Block) (w wireBlock, keep bool, err error) {
 		return wireBlock{Type: "tool_result", ToolUseID: b.ToolUseID, Content: content, IsError: b.IsError}, true, nil
 	case llm.BlockThinking:
 		thinking, signature := b.Thinking, b.Signature
-		return wireBlock{Type: "thinking", Thinking: &thinking, Signature: &signature}, true, nil
+		return wireBlock{Type: "thinking", Thinking: &thinking, Signature: &signature}, signature != "", nil
 	case llm.BlockRedactedThinking:
 		return wireBlock{Type: "redacted_thinking", Data: b.Data}, true, nil
 	default:
 		return w, false, fmt.Errorf("unsupported block type %q", b.Type)
 	}
+}
+
+// appendMessage adds m unless it is empty (every block of it was left
+// out), joining it to the previous message when both have one role: the
+// API refuses empty messages and two of one role in a row.
+func appendMessage(msgs []wireMessage, m wireMessage) []wireMessage {
+	if len(m.Content) == 0 {
+		return msgs
+	}
+	if n := len(msgs); n > 0 && msgs[n-1].Role == m.Role {
+		msgs[n-1].Content = append(msgs[n-1].Content, m.Content...)
+		return msgs
+	}
+	return append(msgs, m)
+}
+
+// placeCacheBreakpoints marks the API's four prompt-cache breakpoints at
+// most, so that in a session each request reads from the cache what the
+// one before it wrote:
+//   - the last tool: the tool list starts every request and rarely changes;
+//   - the last block of the first message: with the system prompt before
+//     it, the session's fixed prefix (its first prompt and the context
+//     injected into it); marked in every request, so the first message
+//     stays the same bytes for as long as the conversation lasts;
+//   - the last block of the last message: the whole request is written;
+//   - the last block of the user message before it: the point the previous
+//     request of a tool loop wrote, found however many blocks the latest
+//     step added (the API looks back only 20 blocks from a breakpoint).
+//
+// Thinking blocks cannot carry a breakpoint; the last block that can is
+// marked instead.
+func placeCacheBreakpoints(body *wireRequest) {
+	if n := len(body.Tools); n > 0 {
+		body.Tools[n-1].Cache = ephemeral
+	}
+	if len(body.Messages) > 0 && body.Messages[0].Role == llm.RoleUser {
+		markLastCacheable(body.Messages[0].Content)
+	}
+	marked := 0
+	for i := len(body.Messages) - 1; i > 0 && marked < 2; i-- {
+		if body.Messages[i].Role == llm.RoleUser && markLastCacheable(body.Messages[i].Content) {
+			marked++
+		}
+	}
+}
+
+func markLastCacheable(blocks []wireBlock) bool {
+	for j := len(blocks) - 1; j >= 0; j-- {
+		if t := blocks[j].Type; t != "thinking" && t != "redacted_thinking" {
+			blocks[j].Cache = ephemeral
+			return true
+		}
+	}
+	return false
 }

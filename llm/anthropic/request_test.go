@@ -127,7 +127,7 @@ func TestEncodeToolResultImage(t *testing.T) {
 		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/w/a.png"}}]},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[` +
 		`{"type":"text","text":"Read image /w/a.png: PNG, 1x1 pixels, 8 bytes."},` +
-		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}]}],` +
+		`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}],"cache_control":{"type":"ephemeral"}}]}],` +
 		`"stream":true}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -232,7 +232,7 @@ func TestStreamSendsHeadersAndPath(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("request (-want +got):\n%s", diff)
 	}
-	wantBody := `{"model":"claude-configured","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true}`
+	wantBody := `{"model":"claude-configured","max_tokens":8192,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"stream":true}`
 	if r.Body != wantBody {
 		t.Errorf("body\n got %s\nwant %s", r.Body, wantBody)
 	}

@@ -28,7 +28,7 @@ type Config struct {
 	Model             string `json:"model,omitempty" yaml:"model,omitempty" jsonschema:"description=Model name sent when the request names none (for example gpt-4o or deepseek-chat)"`
 	APIKeyEnv         string `json:"apiKeyEnv,omitempty" yaml:"apiKeyEnv,omitempty" jsonschema:"description=Environment variable holding the API key (default OPENAI_API_KEY); optional for servers on a loopback address"`
 	MaxTokens         int    `json:"maxTokens,omitempty" yaml:"maxTokens,omitempty" jsonschema:"description=Maximum output tokens per step when the request sets none; 0 leaves it to the server,minimum=0"`
-	MaxTokensField    string `json:"maxTokensField,omitempty" yaml:"maxTokensField,omitempty" jsonschema:"description=Request field for the output limit: max_tokens (default; DeepSeek and local servers) or max_completion_tokens (OpenAI reasoning models),enum=max_tokens,enum=max_completion_tokens"`
+	MaxTokensField    string `json:"maxTokensField,omitempty" yaml:"maxTokensField,omitempty" jsonschema:"description=Request field for the output limit: max_tokens or max_completion_tokens; by default the one the model takes (max_completion_tokens for OpenAI o-series and GPT-5 models; max_tokens otherwise),enum=max_tokens,enum=max_completion_tokens"`
 	MaxRetries        int    `json:"maxRetries,omitempty" yaml:"maxRetries,omitempty" jsonschema:"description=Retries after the first attempt for 408/409/429/5xx and connection failures (default 4; negative disables retries)"`
 	StreamIdleTimeout string `json:"streamIdleTimeout,omitempty" yaml:"streamIdleTimeout,omitempty" jsonschema:"description=Abort a stream that sends nothing for this long (Go duration; default 5m)"`
 }
@@ -89,8 +89,7 @@ func resolve(cfg Config, getenv func(string) string) (resolved, error) {
 		r.APIKeyEnv = DefaultAPIKeyEnv
 	}
 	switch r.MaxTokensField {
-	case "":
-		r.MaxTokensField = "max_tokens"
+	case "": // the model's own field (llm.CapsOf), chosen per request
 	case "max_tokens", "max_completion_tokens":
 	default:
 		return r, fmt.Errorf("openai config: maxTokensField must be max_tokens or max_completion_tokens, got %q", r.MaxTokensField)

@@ -3,9 +3,9 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cordis-agent/cordis/internal/secrets"
 	"strings"
 
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/llm"
 )
 
@@ -28,9 +28,12 @@ type streamOptions struct {
 type chatMessage struct {
 	Role string `json:"role"`
 	// Content is a JSON string or an array of content parts.
-	Content    json.RawMessage `json:"content,omitempty"`
-	ToolCalls  []chatToolCall  `json:"tool_calls,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+	// ReasoningContent is the thinking of a tool-call turn, passed back
+	// for models that require it (llm.ModelCaps.ReasoningBack).
+	ReasoningContent *string        `json:"reasoning_content,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
 }
 
 type contentPart struct {
@@ -66,8 +69,13 @@ type functionSpec struct {
 }
 
 // encodeRequest returns the Chat Completions body for req. maxTokensField is
-// "max_tokens" or "max_completion_tokens".
+// "max_tokens" or "max_completion_tokens"; "" picks the one the model
+// takes. No output limit is sent when req.MaxTokens is 0.
 func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, error) {
+	caps := llm.CapsOf(model)
+	if maxTokensField == "" {
+		maxTokensField = caps.MaxTokensField
+	}
 	body := chatRequest{
 		Model:         model,
 		Messages:      []chatMessage{},
@@ -91,7 +99,7 @@ func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, erro
 		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: jsonString(strings.Join(system, "\n\n"))})
 	}
 	for i, m := range req.Messages {
-		msgs, err := encodeMessage(m)
+		msgs, err := encodeMessage(m, caps)
 		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
@@ -114,10 +122,10 @@ func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, erro
 }
 
 // encodeMessage maps one llm.Message onto one or more chat messages.
-func encodeMessage(m llm.Message) ([]chatMessage, error) {
+func encodeMessage(m llm.Message, caps llm.ModelCaps) ([]chatMessage, error) {
 	switch m.Role {
 	case llm.RoleAssistant:
-		msg, err := encodeAssistant(m.Content)
+		msg, err := encodeAssistant(m.Content, caps)
 		if err != nil {
 			return nil, err
 		}
@@ -129,13 +137,16 @@ func encodeMessage(m llm.Message) ([]chatMessage, error) {
 	}
 }
 
-func encodeAssistant(blocks []llm.Block) (chatMessage, error) {
+// encodeAssistant maps an assistant message. Its thinking is left out
+// (Chat Completions servers ignore or refuse it), except on a tool-call
+// turn of a model that requires it back.
+func encodeAssistant(blocks []llm.Block, caps llm.ModelCaps) (chatMessage, error) {
 	msg := chatMessage{Role: "assistant"}
-	var text []string
+	var text, reasoning []string
 	for _, b := range blocks {
 		switch b.Type {
 		case llm.BlockText:
-			if b.Text != "" {
+			if strings.TrimSpace(b.Text) != "" {
 				text = append(text, b.Text)
 			}
 		case llm.BlockToolUse:
@@ -144,14 +155,20 @@ func encodeAssistant(blocks []llm.Block) (chatMessage, error) {
 				args = "{}"
 			}
 			msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: b.ID, Type: "function", Function: functionCall{Name: b.Name, Arguments: args}})
-		case llm.BlockThinking, llm.BlockRedactedThinking:
-			// Chat Completions servers do not accept reasoning back.
+		case llm.BlockThinking:
+			reasoning = append(reasoning, b.Thinking)
+		case llm.BlockRedactedThinking:
 		default:
 			return msg, fmt.Errorf("block type %q not allowed in an assistant message", b.Type)
 		}
 	}
 	if len(text) > 0 || len(msg.ToolCalls) == 0 {
 		msg.Content = jsonString(strings.Join(text, "\n"))
+	}
+	if caps.ReasoningBack && len(msg.ToolCalls) > 0 {
+		// Even an empty one: DeepSeek refuses a tool-call turn without it.
+		r := strings.Join(reasoning, "")
+		msg.ReasoningContent = &r
 	}
 	return msg, nil
 }
@@ -203,7 +220,7 @@ func encodePart(b llm.Block) (contentPart, bool) {
 	if b.Type == llm.BlockImage {
 		return contentPart{Type: "image_url", ImageURL: &imageURL{URL: "data:" + b.MediaType + ";base64," + b.Data}}, true
 	}
-	return contentPart{Type: "text", Text: b.Text}, b.Text != ""
+	return contentPart{Type: "text", Text: b.Text}, strings.TrimSpace(b.Text) != ""
 }
 
 // encodeParts uses a plain string when there are no images: some local

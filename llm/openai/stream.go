@@ -19,10 +19,10 @@ type chunk struct {
 	Choices []struct {
 		Index int `json:"index"`
 		Delta struct {
-			Content          *string `json:"content"`
-			ReasoningContent *string `json:"reasoning_content"`
-			Reasoning        *string `json:"reasoning"`
-			Refusal          *string `json:"refusal"`
+			Content          flexText `json:"content"`
+			ReasoningContent *string  `json:"reasoning_content"`
+			Reasoning        *string  `json:"reasoning"`
+			Refusal          *string  `json:"refusal"`
 			ToolCalls        []struct {
 				Index    int    `json:"index"`
 				ID       string `json:"id"`
@@ -154,7 +154,7 @@ func (d *decoder) handle(data []byte) error {
 			continue // we never ask for n > 1
 		}
 		delta := choice.Delta
-		for _, reasoning := range []*string{delta.ReasoningContent, delta.Reasoning} {
+		for _, reasoning := range []*string{delta.ReasoningContent, delta.Reasoning, delta.Content.thinking} {
 			if reasoning != nil && *reasoning != "" {
 				i := d.ensure(&d.thinking, llm.BlockThinking)
 				d.blocks[i].text = append(d.blocks[i].text, *reasoning...)
@@ -162,7 +162,7 @@ func (d *decoder) handle(data []byte) error {
 				d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: i, Text: *reasoning})
 			}
 		}
-		for _, text := range []*string{delta.Content, delta.Refusal} {
+		for _, text := range []*string{delta.Content.text, delta.Refusal} {
 			if text != nil && *text != "" {
 				i := d.ensure(&d.text, llm.BlockText)
 				d.blocks[i].text = append(d.blocks[i].text, *text...)
@@ -252,4 +252,51 @@ func (d *decoder) partial() *llm.Response {
 		return nil
 	}
 	return d.result()
+}
+
+// flexText is a delta's content: a string, or (Mistral) an array of parts,
+// {"type":"text","text":…} and {"type":"thinking","thinking":[text parts]}.
+type flexText struct {
+	text, thinking *string
+}
+
+func (f *flexText) UnmarshalJSON(data []byte) error {
+	*f = flexText{}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return json.Unmarshal(data, &f.text)
+	}
+	var parts []contentPartIn
+	if err := json.Unmarshal(trimmed, &parts); err != nil {
+		return err
+	}
+	var text, thinking []byte
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			text = append(text, p.Text...)
+		case "thinking":
+			for _, t := range p.Thinking {
+				thinking = append(thinking, t.Text...)
+			}
+		}
+	}
+	if len(text) > 0 {
+		s := string(text)
+		f.text = &s
+	}
+	if len(thinking) > 0 {
+		s := string(thinking)
+		f.thinking = &s
+	}
+	return nil
+}
+
+// contentPartIn is one part of an array content.
+type contentPartIn struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Thinking []struct {
+		Text string `json:"text"`
+	} `json:"thinking"`
 }

@@ -12,12 +12,12 @@ import (
 	"github.com/cordis-agent/cordis/internal/proc"
 )
 
-// BashInput is the Bash tool's input (Claude Code's shape, without
-// run_in_background, which cordis does not support).
+// BashInput is the Bash tool's input (Claude Code's shape).
 type BashInput struct {
-	Command     string `json:"command" jsonschema_description:"The shell command to run."`
-	Timeout     int    `json:"timeout,omitempty" jsonschema:"minimum=1,maximum=600000" jsonschema_description:"Optional timeout in milliseconds (at most 600000). The default is 120000 (two minutes)."`
-	Description string `json:"description,omitempty" jsonschema_description:"A short description of what the command does in 5-10 words in the active voice (for example: List files in the current directory)."`
+	Command         string `json:"command" jsonschema_description:"The shell command to run."`
+	Timeout         int    `json:"timeout,omitempty" jsonschema:"minimum=1,maximum=600000" jsonschema_description:"Optional timeout in milliseconds (at most 600000). The default is 120000 (two minutes)."`
+	Description     string `json:"description,omitempty" jsonschema_description:"A short description of what the command does in 5-10 words in the active voice (for example: List files in the current directory)."`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema_description:"Start the command in the background and return at once with a task id; read its output with TaskOutput and stop it with TaskStop."`
 }
 
 const (
@@ -56,7 +56,8 @@ func (bashTool) Description() string {
 - Output longer than 30000 characters is cut in the middle.
 - Prefer Read, Glob, Grep, Edit and Write over cat, find, grep, sed and echo for working with files.
 - Give a short description of what the command does.
-- Standard input is empty: interactive commands will not get answers.`
+- Standard input is empty: interactive commands will not get answers.
+- For a command that keeps running (a dev server, a watcher, a long build), set run_in_background: the call returns at once with a task id; read new output with TaskOutput and stop the task with TaskStop. Do not append & to the command instead. Background tasks end when the session closes.`
 }
 
 func (bashTool) Schema() json.RawMessage { return bashSpec.schema() }
@@ -76,6 +77,9 @@ func (bashTool) Describe(env *Env, input json.RawMessage) Description {
 		return Description{Title: "Bash"}
 	}
 	detail := fenced(command, "sh")
+	if in.RunInBackground {
+		detail += "\n\nRuns in the background."
+	}
 	if d := strings.TrimSpace(in.Description); d != "" {
 		detail += "\n\n" + d
 	}
@@ -127,6 +131,9 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if in.Timeout < 0 {
 		return Errorf("Bash: timeout must be a positive number of milliseconds")
 	}
+	if in.RunInBackground {
+		return startInBackground(env, in.Command)
+	}
 	timeout := bashTimeout(in.Timeout)
 	limit := env.OutputLimit
 	if limit <= 0 {
@@ -152,6 +159,21 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		exitCode: res.ExitCode, signal: res.Signal,
 		timedOut: res.TimedOut, canceled: res.Canceled, timeout: timeout,
 	})
+}
+
+// startInBackground starts the command as a background task of the
+// session and answers at once with its id. It always runs locally, even
+// when the editor offers terminals: the task must outlive the call, owned
+// by cordis, which kills it when the session closes.
+func startInBackground(env *Env, command string) Result {
+	if env.Background == nil {
+		return Errorf("Bash: background commands are not available here; run the command without run_in_background")
+	}
+	task, err := env.Background.start(env, command)
+	if err != nil {
+		return Errorf("Bash: cannot start the command in the background: %v", err)
+	}
+	return Result{Text: fmt.Sprintf("Command running in background with ID: %s. Read its output with TaskOutput (task_id %q) and stop it with TaskStop.", task.id, task.id)}
 }
 
 // bashTimeout turns the input's milliseconds into the run's timeout: the

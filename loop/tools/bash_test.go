@@ -50,7 +50,9 @@ func TestBashInputErrors(t *testing.T) {
 	}{
 		{map[string]any{"command": "  "}, "Bash: command is required"},
 		{map[string]any{"command": "true", "timeout": -5}, "Bash: timeout must be a positive number of milliseconds"},
-		{map[string]any{"command": "true", "run_in_background": true}, `Bash: unknown input field "run_in_background" (accepted: command, timeout, description)`},
+		{map[string]any{"command": "true", "shell": "zsh"}, `Bash: unknown input field "shell" (accepted: command, timeout, description, run_in_background)`},
+		// Without the session's task owner, nothing starts in the background.
+		{map[string]any{"command": "true", "run_in_background": true}, "Bash: background commands are not available here; run the command without run_in_background"},
 	} {
 		res := run(t, env, "Bash", tt.input)
 		if !res.IsError || res.Text != tt.want {

@@ -1,6 +1,7 @@
 // Package tools implements the model-callable tools of cordis under Claude
 // Code's names and input fields: Read, Write, Edit, Bash, Glob, Grep,
-// TodoWrite and Task.
+// TodoWrite, Task, NotebookEdit, TaskOutput and TaskStop (BashOutput and
+// KillShell accepted), AskUserQuestion and WebFetch.
 //
 //	all := tools.Builtin()
 //	read, _ := tools.ByName(all, "Read")
@@ -25,5 +26,6 @@
 // Concurrency: the tools are stateless values, safe for concurrent use;
 // everything a call needs arrives in its Env and input. Each local Bash call
 // owns its process group (see package proc), which is gone when Run
-// returns.
+// returns; a background Bash call's group is owned by the session's
+// Background, which kills it when the session closes.
 package tools

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // EditInput is the Edit tool's input (Claude Code's shape).
@@ -47,6 +49,11 @@ func (editTool) Describe(env *Env, input json.RawMessage) Description {
 	}
 }
 
+// editMaxFileBytes is the largest file Edit changes: an edit holds the
+// old and the new content at once, so a larger file is refused with a
+// suggestion instead of risking the agent's memory.
+const editMaxFileBytes = 64 << 20
+
 func (t editTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result {
 	var in EditInput
 	if err := editSpec.decode(t.Name(), input, &in); err != nil {
@@ -70,39 +77,63 @@ func (t editTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if err := checkRegular(dirs, path); err != nil {
 		return Errorf("Edit: %v", err)
 	}
-	content, err := readText(ctx, env, dirs, path)
+	content, err := readText(ctx, env, dirs, path, editMaxFileBytes)
 	if err != nil {
-		if errors.Is(err, errNotExist) {
-			return Errorf("Edit: file %s does not exist (use Write to create it)", path)
-		}
-		return Errorf("Edit: cannot read %s: %v", path, err)
+		return editReadError(path, err)
 	}
-	updated, n, line, err := applyEdit(content, in, path)
+	ed, err := applyEdit(content, in, path)
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	if err := writeText(ctx, env, dirs, path, updated); err != nil {
+	if err := writeText(ctx, env, dirs, path, ed.updated); err != nil {
 		return Errorf("Edit: cannot write %s: %v", path, err)
 	}
-	text := fmt.Sprintf("Edited %s: replaced 1 occurrence at line %d.", path, line)
+	n := len(ed.reps)
+	text := fmt.Sprintf("Edited %s: replaced 1 occurrence at line %d.", path, ed.line)
 	if n > 1 {
-		text = fmt.Sprintf("Edited %s: replaced %d occurrences (the first at line %d).", path, n, line)
+		text = fmt.Sprintf("Edited %s: replaced %d occurrences (the first at line %d).", path, n, ed.line)
 	}
-	old := content
 	return Result{
 		Text:      text,
-		Diffs:     []Diff{{Path: path, OldText: &old, NewText: updated}},
-		Locations: []Location{{Path: path, Line: line}},
+		Diffs:     ed.diffs(path, content),
+		Locations: []Location{{Path: path, Line: ed.line}},
 	}
 }
 
+func editReadError(path string, err error) Result {
+	switch {
+	case errors.Is(err, errNotExist):
+		return Errorf("Edit: file %s does not exist (use Write to create it)", path)
+	case errors.Is(err, confine.ErrTooLarge):
+		return Errorf("Edit: %s is too large to edit safely (the limit is %d MiB): %v. Change it with Bash (sed -i, or a script that streams it) instead.", path, editMaxFileBytes>>20, err)
+	}
+	return Errorf("Edit: cannot read %s: %v", path, err)
+}
+
+// edit is an Edit worked out: the new content, the replacements made and
+// the line of the first.
+type edit struct {
+	updated string
+	reps    []replacement
+	line    int
+}
+
+// diffs is what the editor is shown for the edit of old at path: both
+// texts whole for a small file, else the changed hunks.
+func (e edit) diffs(path, old string) []Diff {
+	if wholeDiff(int64(len(old)), int64(len(e.updated))) {
+		return []Diff{{Path: path, OldText: &old, NewText: e.updated}}
+	}
+	hs, total := editHunks(old, e.reps)
+	return diffsOf(path, old, hs, total)
+}
+
 // applyEdit replaces in.OldString with in.NewString in content (the file
-// at path), once or, with ReplaceAll, everywhere. It returns the new
-// content, the number of occurrences and the line of the first. Run and
-// Preview share it, so the diff the user approves is the edit that runs.
-func applyEdit(content string, in EditInput, path string) (updated string, n, line int, err error) {
+// at path), once or, with ReplaceAll, everywhere. Run and Preview share
+// it, so the diff the user approves is the edit that runs.
+func applyEdit(content string, in EditInput, path string) (edit, error) {
 	oldS, newS := in.OldString, in.NewString
-	n = strings.Count(content, oldS)
+	n := strings.Count(content, oldS)
 	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
 		// The file has CRLF line endings and the model wrote LF.
 		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
@@ -111,15 +142,22 @@ func applyEdit(content string, in EditInput, path string) (updated string, n, li
 	}
 	switch {
 	case n == 0:
-		return "", 0, 0, fmt.Errorf("Edit: old_string was not found in %s. Read the file again and copy the text exactly, including whitespace and indentation.", path)
+		return edit{}, fmt.Errorf("Edit: old_string was not found in %s. Read the file again and copy the text exactly, including whitespace and indentation.", path)
 	case n > 1 && !in.ReplaceAll:
-		return "", 0, 0, fmt.Errorf("Edit: old_string occurs %d times in %s. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.", n, path)
+		return edit{}, fmt.Errorf("Edit: old_string occurs %d times in %s. Add surrounding lines to make it unique, or set replace_all to replace every occurrence.", n, path)
 	}
-	first := strings.Index(content, oldS)
-	line = 1 + strings.Count(content[:first], "\n")
-	count := 1
-	if in.ReplaceAll {
-		count = -1
+	reps := make([]replacement, 0, n)
+	var b strings.Builder
+	b.Grow(len(content) + n*(len(newS)-len(oldS)))
+	pos := 0
+	for len(reps) < n {
+		at := pos + strings.Index(content[pos:], oldS)
+		reps = append(reps, replacement{at: at, n: len(oldS), with: newS})
+		b.WriteString(content[pos:at])
+		b.WriteString(newS)
+		pos = at + len(oldS)
 	}
-	return strings.Replace(content, oldS, newS, count), n, line, nil
+	b.WriteString(content[pos:])
+	line := 1 + strings.Count(content[:reps[0].at], "\n")
+	return edit{updated: b.String(), reps: reps, line: line}, nil
 }

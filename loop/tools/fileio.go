@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cordis-agent/cordis/internal/confine"
 )
@@ -16,35 +18,86 @@ import (
 // asked.
 var errNotExist = errors.New("file does not exist")
 
-// readText reads a whole text file through env.FS, or the local disk when
-// it is nil: then through dirs, which confines the open to the session's
-// directories, refuses anything but a regular file and caps the size at
-// readMaxFileBytes. A missing file gives an error wrapping errNotExist.
-// The editor's error for a missing file has no standard shape, so
-// existence is checked on the local disk, which the editor shares with
-// the agent.
-func readText(ctx context.Context, env *Env, dirs *confine.Dirs, path string) (string, error) {
+// readText reads a whole text file of at most limit bytes through env.FS,
+// or the local disk when it is nil: then through dirs, which confines the
+// open to the session's directories and refuses anything but a regular
+// file. A larger file gives an error wrapping confine.ErrTooLarge, before
+// anything is read (its size on the local disk, which the editor shares,
+// decides). A missing file gives an error wrapping errNotExist. The
+// editor's error for a missing file has no standard shape, so existence is
+// checked on the local disk too.
+func readText(ctx context.Context, env *Env, dirs *confine.Dirs, path string, limit int64) (string, error) {
 	if env.FS != nil {
 		// The editor opens the file, so confinement at open time is the
 		// editor's then; cordis has checked the path (Resolve) and that it
 		// is a regular file (checkRegular).
+		fi, serr := dirs.Stat(path)
+		if serr == nil && fi.Size() > limit {
+			return "", tooLarge(path, fi.Size(), limit)
+		}
 		s, err := env.FS.ReadTextFile(ctx, path)
 		if err != nil {
-			if _, serr := dirs.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+			if errors.Is(serr, fs.ErrNotExist) {
 				return "", fmt.Errorf("%s: %w", path, errNotExist)
 			}
 			return "", err
 		}
+		if int64(len(s)) > limit {
+			return "", tooLarge(path, int64(len(s)), limit)
+		}
 		return s, nil
 	}
-	b, err := dirs.ReadFile(path, readMaxFileBytes)
+	b, err := readLocal(dirs, path, limit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s: %w", path, errNotExist)
 		}
 		return "", err
 	}
-	return string(b), nil
+	return unsafeString(b), nil
+}
+
+// readLocal reads the regular file at path, at most limit bytes, into a
+// buffer sized from the file's size, so that it holds the content once
+// (growing a buffer while reading would peak at twice or more).
+func readLocal(dirs *confine.Dirs, path string, limit int64) ([]byte, error) {
+	at, err := dirs.Locate(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := at.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, tooLarge(path, fi.Size(), limit)
+	}
+	b := make([]byte, 0, fi.Size()+1) // +1: EOF is seen without growing
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > limit { // it grew since the Stat
+			return nil, tooLarge(path, int64(len(b)), limit)
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+func tooLarge(path string, size, limit int64) error {
+	return fmt.Errorf("%s is %w (%d bytes or more; the limit is %d)", path, confine.ErrTooLarge, size, limit)
 }
 
 // writeText writes a whole text file through env.FS, or the local disk when
@@ -60,7 +113,16 @@ func writeText(ctx context.Context, env *Env, dirs *confine.Dirs, path, content 
 		// editor's then.
 		return env.FS.WriteTextFile(ctx, path, content)
 	}
-	return dirs.WriteFile(path, []byte(content), 0o644)
+	// WriteFile only reads its argument, so the content need not be
+	// copied: a Write of a large file holds it once.
+	return dirs.WriteFile(path, unsafe.Slice(unsafe.StringData(content), len(content)), 0o644)
+}
+
+// unsafeString is b as a string without a copy, for a buffer nothing
+// changes afterwards (a file just read): an edit of a large file then
+// holds its old content once.
+func unsafeString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // checkRegular returns an error for a path that exists and is not a

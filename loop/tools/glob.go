@@ -21,7 +21,9 @@ type GlobInput struct {
 }
 
 const (
-	globMaxResults = 1000
+	// globMaxResults keeps a result about as compact as Claude Code's;
+	// the note says how many more matched and how to narrow.
+	globMaxResults = 100
 	// globMaxCollect bounds the matches held in memory before sorting.
 	globMaxCollect = 100000
 )
@@ -33,12 +35,12 @@ type globTool struct{}
 func (globTool) Name() string { return "Glob" }
 
 func (globTool) Description() string {
-	return `Finds files by name with a glob pattern and returns their absolute paths, most recently modified first.
+	return `Finds files by name with a glob pattern and returns their paths (relative to the working directory, absolute outside it), most recently modified first.
 
 - "**" matches any number of directories, "*" and "?" match within one path element, "[...]" matches a character class and "{a,b}" gives alternatives: for example "**/*.go" or "src/**/*.{ts,tsx}".
 - Patterns are relative to path (the working directory when omitted); an absolute pattern is allowed too.
 - Files excluded by .gitignore and the .git directory are skipped; only files are listed, not directories.
-- At most 1000 paths are returned.
+- At most 100 paths are returned, with the number of further matches.
 - Use Grep to search file contents.`
 }
 
@@ -127,7 +129,7 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 				overflow = true
 				return errStopWalk
 			}
-			m := globMatch{path: abs}
+			m := globMatch{path: displayPath(env, abs)}
 			if info, err := d.Info(); err == nil {
 				m.mtime = info.ModTime()
 			}
@@ -141,8 +143,14 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		}
 		return Errorf("Glob: %v", err)
 	}
+	return Result{Text: globReport(in.Pattern, dir, matches, overflow)}
+}
+
+// globReport lists the matches, most recently modified first (ties by
+// path), at most globMaxResults, with a note of how many more there are.
+func globReport(pattern, dir string, matches []globMatch, overflow bool) string {
 	if len(matches) == 0 {
-		return Result{Text: fmt.Sprintf("No files found matching %q in %s.", in.Pattern, dir)}
+		return fmt.Sprintf("No files found matching %q in %s.", pattern, dir)
 	}
 	slices.SortFunc(matches, func(a, b globMatch) int {
 		if c := b.mtime.Compare(a.mtime); c != 0 {
@@ -161,9 +169,9 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	}
 	switch {
 	case overflow:
-		fmt.Fprintf(&b, "\n\n(Showing %d of more than %d matches. Use a more specific pattern or path.)", len(shown), globMaxCollect)
+		fmt.Fprintf(&b, "\n\n(Showing the %d most recent of more than %d matches. Use a more specific pattern or path.)", len(shown), globMaxCollect)
 	case total > len(shown):
-		fmt.Fprintf(&b, "\n\n(Showing %d of %d matches. Use a more specific pattern or path.)", len(shown), total)
+		fmt.Fprintf(&b, "\n\n(Showing the %d most recent of %d matches; %d more not shown. Use a more specific pattern or path.)", len(shown), total, total-len(shown))
 	}
-	return Result{Text: b.String()}
+	return b.String()
 }

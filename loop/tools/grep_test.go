@@ -31,7 +31,8 @@ func TestGrep(t *testing.T) {
 	for p, c := range layout {
 		writeFile(t, filepath.Join(env.Cwd, p), c)
 	}
-	p := func(rel string) string { return filepath.Join(env.Cwd, rel) }
+	// Results name files relative to the working directory.
+	p := func(rel string) string { return rel }
 	lines := func(ls ...string) string { return strings.Join(ls, "\n") }
 
 	tests := []struct {
@@ -86,7 +87,7 @@ func TestGrep(t *testing.T) {
 			lines("Found 1 file", p("b/b.go"))},
 		{"head_limit",
 			map[string]any{"pattern": "hit", "path": p("ctx.txt"), "output_mode": "content", "head_limit": 2},
-			lines(p("ctx.txt")+":3:hit one", p("ctx.txt")+":7:hit two", "", "(Showing the first 2 of 3 lines.)")},
+			lines(p("ctx.txt")+":3:hit one", p("ctx.txt")+":7:hit two", "", "(1 more line not shown. Narrow the search with path, glob or type, or page with head_limit.)")},
 		{"multiline",
 			map[string]any{"pattern": "start.*?end", "path": p("multi.txt"), "multiline": true, "output_mode": "content"},
 			lines(p("multi.txt")+":1:start", p("multi.txt")+":2:middle", p("multi.txt")+":3:end", p("multi.txt")+":4:start", p("multi.txt")+":5:end")},
@@ -119,7 +120,7 @@ func TestGrep(t *testing.T) {
 		{map[string]any{"pattern": "a(b"}, "Grep: invalid regular expression \"a(b\": missing closing ): `a(b`"},
 		{map[string]any{"pattern": "x", "output_mode": "lines"}, `Grep: output_mode must be content, files_with_matches or count, not "lines"`},
 		{map[string]any{"pattern": "x", "type": "cobol"}, `Grep: unknown file type "cobol"; known types: c, cpp,`},
-		{map[string]any{"pattern": "x", "path": p("missing")}, "Grep: " + p("missing") + " does not exist"},
+		{map[string]any{"pattern": "x", "path": p("missing")}, "Grep: " + filepath.Join(env.Cwd, "missing") + " does not exist"},
 	} {
 		res := run(t, env, "Grep", tt.input)
 		if !res.IsError || !strings.HasPrefix(res.Text, tt.want) {
@@ -134,14 +135,14 @@ func TestGrepOutputCap(t *testing.T) {
 	writeFile(t, filepath.Join(env.Cwd, "f.txt"), strings.Repeat("match\n", 50))
 	res := run(t, env, "Grep", map[string]any{"pattern": "match", "output_mode": "content", "-n": false})
 	got := strings.Split(res.Text, "\n")
-	prefix := filepath.Join(env.Cwd, "f.txt") + ":match"
+	prefix := "f.txt:match"
 	n := 0
 	for _, l := range got {
 		if l == prefix {
 			n++
 		}
 	}
-	wantNote := "(Output cut after " + strconv.Itoa(n) + " of 50 lines at 100 bytes. Narrow the search with path, glob, type or head_limit.)"
+	wantNote := "(" + strconv.Itoa(50-n) + " more lines not shown (output cut at 100 bytes). Narrow the search with path, glob or type, or page with head_limit.)"
 	if n == 0 || n >= 50 || got[len(got)-1] != wantNote {
 		t.Errorf("%d lines kept, text %q", n, res.Text)
 	}

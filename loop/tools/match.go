@@ -83,29 +83,46 @@ func splitSlash(p string) []string {
 	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
 }
 
+// matchSegs reports whether the path segments name match the pattern
+// segments pat. It runs the pattern as a set of states (the pattern
+// positions reachable so far) over the segments, so its time is linear
+// in the path for any number of "**" (a backtracking match is exponential
+// in them: "**/*/**/*/..." over a deep tree).
 func matchSegs(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			if len(rest) == 0 {
-				return true
+	cur := make([]bool, len(pat)+1)
+	next := make([]bool, len(pat)+1)
+	cur[0] = true
+	spanStars(pat, cur)
+	for _, seg := range name {
+		clear(next)
+		alive := false
+		for i, p := range pat {
+			if !cur[i] {
+				continue
 			}
-			for i := range len(name) + 1 {
-				if matchSegs(rest, name[i:]) {
-					return true
-				}
+			if p == "**" {
+				next[i], alive = true, true // "**" takes this segment too
+			} else if ok, _ := path.Match(p, seg); ok {
+				next[i+1], alive = true, true
 			}
+		}
+		if !alive {
 			return false
 		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+		spanStars(pat, next)
+		cur, next = next, cur
 	}
-	return len(name) == 0
+	return cur[len(pat)]
+}
+
+// spanStars adds to states the positions after each "**" it holds, as
+// "**" may match no segment.
+func spanStars(pat []string, states []bool) {
+	for i, p := range pat {
+		if states[i] && p == "**" {
+			states[i+1] = true
+		}
+	}
 }
 
 func mayDescend(pat, dir []string) bool {

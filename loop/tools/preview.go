@@ -3,9 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
 )
 
 // Previewer is a tool that can show what a call would change before it
@@ -29,52 +26,42 @@ func (t editTool) Preview(ctx context.Context, env *Env, input json.RawMessage) 
 	if editSpec.decode(t.Name(), input, &in) != nil || in.FilePath == "" || in.OldString == "" || in.OldString == in.NewString {
 		return nil
 	}
-	path, content, err := currentText(ctx, env, in.FilePath)
+	path, err := env.Resolve(in.FilePath)
 	if err != nil {
 		return nil
 	}
-	updated, _, _, err := applyEdit(content, in, path)
+	dirs := env.confined()
+	defer dirs.Close()
+	if checkRegular(dirs, path) != nil {
+		return nil
+	}
+	content, err := readText(ctx, env, dirs, path, editMaxFileBytes)
 	if err != nil {
 		return nil
 	}
-	return []Diff{{Path: path, OldText: &content, NewText: updated}}
+	ed, err := applyEdit(content, in, path)
+	if err != nil {
+		return nil
+	}
+	return ed.diffs(path, content)
 }
 
 // Preview is the file's new content against its current one (none for a
-// new file).
+// new file), as Run shows it.
 func (t writeTool) Preview(ctx context.Context, env *Env, input json.RawMessage) []Diff {
 	var in WriteInput
 	if writeSpec.decode(t.Name(), input, &in) != nil || in.FilePath == "" {
 		return nil
 	}
-	path, content, err := currentText(ctx, env, in.FilePath)
-	switch {
-	case err == nil:
-		return []Diff{{Path: path, OldText: &content, NewText: in.Content}}
-	case errors.Is(err, errNotExist) && path != "":
-		return []Diff{{Path: path, NewText: in.Content}}
-	}
-	return nil
-}
-
-// currentText resolves a model-supplied path and reads the file through
-// the same confined path the tools read with. The path is returned
-// whenever it resolved, also with an error wrapping errNotExist.
-func currentText(ctx context.Context, env *Env, filePath string) (string, string, error) {
-	path, err := env.Resolve(filePath)
+	path, err := env.Resolve(in.FilePath)
 	if err != nil {
-		return "", "", err
+		return nil
 	}
 	dirs := env.confined()
 	defer dirs.Close()
-	if _, err := dirs.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		// A new file: nothing to ask the editor for (an editor shows a
-		// failed read of a missing file as an error).
-		return path, "", fmt.Errorf("%s: %w", path, errNotExist)
+	diffs, _, err := writeDiffs(ctx, env, dirs, path, in.Content, false)
+	if err != nil {
+		return nil
 	}
-	if err := checkRegular(dirs, path); err != nil {
-		return "", "", err
-	}
-	content, err := readText(ctx, env, dirs, path)
-	return path, content, err
+	return diffs
 }

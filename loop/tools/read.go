@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -30,8 +31,6 @@ const (
 	// readMaxBytes stops the listing early so one call cannot flood the
 	// model's context.
 	readMaxBytes = 256 << 10
-	// readMaxFileBytes refuses files too large to load.
-	readMaxFileBytes = 64 << 20
 )
 
 const (
@@ -140,28 +139,23 @@ func (t readTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if named, ok := imageExts[strings.ToLower(filepath.Ext(path))]; ok {
 		return readImage(dirs, path, named)
 	}
-	if env.FS == nil && statErr == nil && fi.Size() > readMaxFileBytes {
-		return Errorf("Read: %s is too large to read (%d bytes). Use Grep to search it, or Bash with head, tail or sed to see parts of it.", path, fi.Size())
-	}
-	content, err := readText(ctx, env, dirs, path)
-	if err != nil {
-		switch {
-		case errors.Is(err, errNotExist):
-			return Errorf("Read: file %s does not exist", path)
-		case errors.Is(err, confine.ErrNotRegular):
-			return Errorf("Read: %v", err)
-		}
-		return Errorf("Read: cannot read %s: %v", path, err)
-	}
-	if isBinary(content) {
-		return Errorf("Read: %s is a binary file (%d bytes); only text files can be read", path, len(content))
-	}
 	offset := max(in.Offset, 1)
 	limit := in.Limit
 	if limit == 0 {
 		limit = readDefaultLimit
 	}
-	text := formatLines(path, content, offset, limit)
+	var text string
+	if env.FS != nil && (statErr != nil || fi.Size() <= editorReadMaxBytes) {
+		text, err = readFromEditor(ctx, env, dirs, path, offset, limit)
+	} else {
+		text, err = readFromDisk(ctx, dirs, path, offset, limit)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return Errorf("Read was cancelled.")
+		}
+		return readError(path, err)
+	}
 	loc := Location{Path: path}
 	if in.Offset > 0 {
 		loc.Line = offset
@@ -169,56 +163,64 @@ func (t readTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	return Result{Text: text, Locations: []Location{loc}}
 }
 
-// formatLines renders lines [offset, offset+limit) of content like cat -n:
-// the line number right-aligned in six columns, a tab, the line. Notes
-// about anything left out follow a blank line.
-func formatLines(path, content string, offset, limit int) string {
-	if content == "" {
-		return fmt.Sprintf("(%s exists but is empty)", path)
+// editorReadMaxBytes is the largest file read through the editor (whose
+// answer is one JSON-RPC message holding the whole text); a larger one is
+// streamed from the local disk, which the editor shares.
+const editorReadMaxBytes = 8 << 20
+
+// errBinary marks a file Read refuses as binary.
+var errBinary = errors.New("binary file")
+
+func readError(path string, err error) Result {
+	switch {
+	case errors.Is(err, errNotExist), errors.Is(err, fs.ErrNotExist):
+		return Errorf("Read: file %s does not exist", path)
+	case errors.Is(err, confine.ErrNotRegular):
+		return Errorf("Read: %v", err)
+	case errors.Is(err, errBinary):
+		return Errorf("Read: %v; only text files can be read", err)
 	}
-	lines := strings.Split(content, "\n")
-	if strings.HasSuffix(content, "\n") {
-		lines = lines[:len(lines)-1]
+	return Errorf("Read: cannot read %s: %v", path, err)
+}
+
+// readFromEditor reads the file through the editor's fs/read_text_file,
+// which sees unsaved buffers, and renders the window asked for.
+func readFromEditor(ctx context.Context, env *Env, dirs *confine.Dirs, path string, offset, limit int) (string, error) {
+	content, err := readText(ctx, env, dirs, path, editorReadMaxBytes)
+	if err != nil {
+		return "", err
 	}
-	total := len(lines)
-	if offset > total {
-		return fmt.Sprintf("(%s has %s; offset %d is past the end)", path, plural(total, "line", "lines"), offset)
+	if isBinary(content) {
+		return "", fmt.Errorf("%s is a %w (%d bytes)", path, errBinary, len(content))
 	}
-	end := min(total, offset-1+limit)
-	var b strings.Builder
-	cutLines := 0
-	last := offset - 1
-	for i := offset - 1; i < end; i++ {
-		if b.Len() >= readMaxBytes {
-			break
+	return lineWindow(bufio.NewReader(strings.NewReader(content)), path, offset, limit)
+}
+
+// readFromDisk streams the file from the local disk, holding only the
+// lines shown, so that a window of a file of any size costs bounded memory.
+func readFromDisk(ctx context.Context, dirs *confine.Dirs, path string, offset, limit int) (string, error) {
+	at, err := dirs.Locate(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := at.Open()
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(ctxReader{ctx, f}, readBufferBytes)
+	head, err := br.Peek(8000)
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		size := int64(len(head))
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
 		}
-		line := strings.TrimSuffix(lines[i], "\r")
-		if utf8.RuneCountInString(line) > readMaxLineChars {
-			line = string([]rune(line)[:readMaxLineChars]) + "… [line truncated]"
-			cutLines++
-		}
-		if i > offset-1 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%6d\t%s", i+1, line)
-		last = i + 1
+		return "", fmt.Errorf("%s is a %w (%d bytes)", path, errBinary, size)
 	}
-	var notes []string
-	if last < total {
-		notes = append(notes, fmt.Sprintf("Showing lines %d-%d of %d. Use offset and limit to read more.", offset, last, total))
-	}
-	if cutLines > 0 {
-		verb := "were"
-		if cutLines == 1 {
-			verb = "was"
-		}
-		notes = append(notes, fmt.Sprintf("%s longer than %d characters %s truncated.",
-			plural(cutLines, "line", "lines"), readMaxLineChars, verb))
-	}
-	if len(notes) > 0 {
-		b.WriteString("\n\n(" + strings.Join(notes, " ") + ")")
-	}
-	return b.String()
+	return lineWindow(br, path, offset, limit)
 }
 
 // readImage returns the image file at path (whose name claims the media

@@ -1,7 +1,9 @@
 package tools
 
 // Builtin returns the built-in tools in a fixed order: Read, Write, Edit,
-// Bash, Glob, Grep, TodoWrite, Task. The slice is new on every call.
+// Bash, Glob, Grep, TodoWrite, Task, then the later additions of Claude
+// Code's set: NotebookEdit, TaskOutput, TaskStop, AskUserQuestion and
+// WebFetch. The slice is new on every call.
 func Builtin() []Tool {
 	return []Tool{
 		readTool{},
@@ -12,15 +14,37 @@ func Builtin() []Tool {
 		grepTool{},
 		todoWriteTool{},
 		taskTool{},
+		notebookEditTool{},
+		taskOutputTool{},
+		taskStopTool{},
+		askUserQuestionTool{},
+		webFetchTool{},
 	}
 }
 
+// legacyNames are tools under the names Claude Code used before, with
+// their old inputs: not offered to the model, but a model trained on them
+// that calls them is served, when the tool that replaced them is offered.
+var legacyNames = map[string]struct {
+	tool        Tool
+	replacement string
+}{
+	"BashOutput": {bashOutputTool{}, "TaskOutput"},
+	"KillShell":  {killShellTool{}, "TaskStop"},
+}
+
 // ByName returns the tool called name (matched exactly, as Claude Code
-// names are case-sensitive).
+// names are case-sensitive), or its older name's stand-in when tools
+// offers the tool that replaced it.
 func ByName(tools []Tool, name string) (Tool, bool) {
 	for _, t := range tools {
 		if t.Name() == name {
 			return t, true
+		}
+	}
+	if old, ok := legacyNames[name]; ok {
+		if _, offered := ByName(tools, old.replacement); offered {
+			return old.tool, true
 		}
 	}
 	return nil, false

@@ -21,6 +21,9 @@ type inputSpec func() reflectedSpec
 type reflectedSpec struct {
 	schema json.RawMessage
 	fields []string
+	// flat: every field is a string, number or boolean, so the exact key
+	// check covers every key and no nested object can hide an unknown one.
+	flat bool
 }
 
 // schema is the input's JSON Schema.
@@ -43,15 +46,21 @@ func reflectSpec[T any]() reflectedSpec {
 		panic(fmt.Sprintf("tools: schema for %T: %v", *new(T), err))
 	}
 	var fields []string
+	flat := true
 	if s.Properties != nil {
 		for p := s.Properties.Oldest(); p != nil; p = p.Next() {
 			fields = append(fields, p.Key)
+			switch p.Value.Type {
+			case "string", "integer", "number", "boolean":
+			default:
+				flat = false
+			}
 		}
 	}
 	if len(fields) == 0 {
 		panic(fmt.Sprintf("tools: schema for %T has no properties", *new(T)))
 	}
-	return reflectedSpec{schema: b, fields: fields}
+	return reflectedSpec{schema: b, fields: fields, flat: flat}
 }
 
 // decode fills v from the raw input strictly: the input must be one JSON
@@ -63,11 +72,14 @@ func (s inputSpec) decode(tool string, input json.RawMessage, v any) error {
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		trimmed = []byte("{}")
 	}
-	var keys map[string]json.RawMessage
+	// The keys are checked first, without copying the values (a Write's
+	// content may be many megabytes).
+	var keys map[string]skipValue
 	if err := json.Unmarshal(trimmed, &keys); err != nil {
 		return fmt.Errorf("%s: invalid input: the input must be a JSON object (%v)", tool, err)
 	}
-	fields := s().fields
+	spec := s()
+	fields := spec.fields
 	var unknown []string
 	for k := range keys {
 		if !slices.Contains(fields, k) {
@@ -83,13 +95,26 @@ func (s inputSpec) decode(tool string, input json.RawMessage, v any) error {
 		return fmt.Errorf("%s: unknown input %s %s (accepted: %s)", tool, word,
 			strings.Join(unknown, ", "), strings.Join(fields, ", "))
 	}
+	if spec.flat {
+		// Unmarshal decodes in place; a Decoder would first copy the
+		// whole input into its buffer.
+		if err := json.Unmarshal(trimmed, v); err != nil {
+			return fmt.Errorf("%s: invalid input: %v", tool, err)
+		}
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
+	dec.DisallowUnknownFields() // in nested objects (TodoWrite's items)
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%s: invalid input: %v", tool, err)
 	}
 	return nil
 }
+
+// skipValue accepts any JSON value and keeps nothing of it.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 
 // describeInput decodes leniently for Describe, which runs before
 // validation: whatever fits is kept, the rest is ignored.

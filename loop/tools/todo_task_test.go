@@ -101,7 +101,8 @@ func TestRegistry(t *testing.T) {
 	for _, tool := range all {
 		names = append(names, tool.Name())
 	}
-	want := []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite", "Task"}
+	want := []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite", "Task",
+		"NotebookEdit", "TaskOutput", "TaskStop", "AskUserQuestion", "WebFetch"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
@@ -117,6 +118,8 @@ func TestRegistry(t *testing.T) {
 	wantKinds := map[string]Kind{
 		"Read": KindRead, "Write": KindEdit, "Edit": KindEdit, "Bash": KindExecute,
 		"Glob": KindSearch, "Grep": KindSearch, "TodoWrite": KindThink, "Task": KindThink,
+		"NotebookEdit": KindEdit, "TaskOutput": KindExecute, "TaskStop": KindExecute,
+		"AskUserQuestion": KindOther, "WebFetch": KindFetch,
 	}
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
@@ -124,6 +127,9 @@ func TestRegistry(t *testing.T) {
 	wantRO := map[string]bool{
 		"Read": true, "Write": false, "Edit": false, "Bash": false,
 		"Glob": true, "Grep": true, "TodoWrite": true, "Task": true,
+		// WebFetch sends data out, so the user is asked per host.
+		"NotebookEdit": false, "TaskOutput": true, "TaskStop": true,
+		"AskUserQuestion": true, "WebFetch": false,
 	}
 	if diff := cmp.Diff(wantRO, readOnly); diff != "" {
 		t.Errorf("read-only (-want +got):\n%s", diff)
@@ -133,5 +139,21 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, ok := ByName(all, "grep"); ok {
 		t.Errorf("ByName is not case-sensitive")
+	}
+	// Claude Code's older names are served while their replacements are
+	// offered, and never offered themselves.
+	for old, now := range map[string]string{"BashOutput": "TaskOutput", "KillShell": "TaskStop"} {
+		if tool, ok := ByName(all, old); !ok || tool.Name() != old {
+			t.Errorf("ByName(%s) = %v, %v", old, tool, ok)
+		}
+		var without []Tool
+		for _, tool := range all {
+			if tool.Name() != now {
+				without = append(without, tool)
+			}
+		}
+		if _, ok := ByName(without, old); ok {
+			t.Errorf("ByName(%s) found it though %s is not offered", old, now)
+		}
 	}
 }

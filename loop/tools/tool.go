@@ -178,6 +178,16 @@ type Env struct {
 	// RunSubagent runs a Task subagent and returns its final text.
 	RunSubagent func(ctx context.Context, in TaskInput) (string, error)
 
+	// Background owns the session's background shell tasks (Bash with
+	// run_in_background, TaskOutput, TaskStop); nil: none can be started.
+	Background *Background
+	// AskUser puts AskUserQuestion's questions to the user and returns
+	// the answers; nil: the tool reports that no one can be asked.
+	AskUser func(ctx context.Context, questions []Question) ([]Answer, error)
+	// Web is how WebFetch reaches the network (nil: the defaults, which
+	// refuse loopback and private addresses).
+	Web *WebOptions
+
 	// OutputLimit caps captured command output in bytes (0: default).
 	OutputLimit int
 	// EnvPolicy decides what of cordis's environment a command inherits

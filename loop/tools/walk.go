@@ -189,6 +189,10 @@ func (w *walker) dir(at confine.Path, abs, rel string, ignores []*ignoreFile) er
 		return nil // unreadable directories are skipped
 	}
 	for _, e := range entries {
+		// Checked per entry: a directory can hold a million files.
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
 		name := e.Name()
 		if name == ".git" {
 			continue

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -60,25 +59,23 @@ func (t writeTool) Run(ctx context.Context, env *Env, input json.RawMessage) Res
 	if err := checkRegular(dirs, path); err != nil {
 		return Errorf("Write: %v", err)
 	}
-	var old *string
-	prev, err := readText(ctx, env, dirs, path)
-	switch {
-	case err == nil:
-		old = &prev
-	case errors.Is(err, errNotExist):
-	default:
+	diffs, existed, err := writeDiffs(ctx, env, dirs, path, in.Content, true)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Errorf("Write was cancelled; %s was not changed.", path)
+		}
 		return Errorf("Write: cannot read the current content of %s: %v", path, err)
 	}
 	if err := writeText(ctx, env, dirs, path, in.Content); err != nil {
 		return Errorf("Write: cannot write %s: %v", path, err)
 	}
-	text := fmt.Sprintf("Created %s (%s).", path, plural(countLines(in.Content), "line", "lines"))
-	if old != nil {
-		text = fmt.Sprintf("Updated %s (%s).", path, plural(countLines(in.Content), "line", "lines"))
+	verb := "Created"
+	if existed {
+		verb = "Updated"
 	}
 	return Result{
-		Text:      text,
-		Diffs:     []Diff{{Path: path, OldText: old, NewText: in.Content}},
+		Text:      fmt.Sprintf("%s %s (%s).", verb, path, plural(countLines(in.Content), "line", "lines")),
+		Diffs:     diffs,
 		Locations: []Location{{Path: path}},
 	}
 }

@@ -26,9 +26,11 @@
 //	}
 //
 // Processes are run by internal/proc, the runner the Bash tool uses: a
-// timeout or the cancellation of ctx sends SIGTERM to the whole group and,
-// after Grace, SIGKILL. When Run returns, every process of the group is
-// gone, including processes the command left behind (`sleep 100 &`).
+// timeout sends SIGTERM to the whole group and, after Grace, SIGKILL; the
+// cancellation of ctx does the same with at most CancelGrace between the
+// two, so that a cancelled turn is answered promptly whatever a hook does.
+// When Run returns, every process of the group is gone, including
+// processes the command left behind (`sleep 100 &`).
 //
 // RunAll runs several commands at once and returns their results in the
 // order they were given (configuration order, never completion order),

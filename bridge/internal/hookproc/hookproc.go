@@ -22,6 +22,11 @@ const DefaultOutputLimit = 1 << 20
 // is 0.
 const DefaultGrace = 2 * time.Second
 
+// CancelGrace replaces the grace once the hook's context is cancelled (a
+// cancelled turn, cordis exiting): a hook that ignores SIGTERM is killed
+// this soon, so that a cancel is answered within a second whatever runs.
+const CancelGrace = 250 * time.Millisecond
+
 // Sh is Claude Code's shell: the command string is run by `sh -c`.
 var Sh = []string{"sh", "-c"}
 
@@ -195,6 +200,7 @@ func Run(ctx context.Context, c Command) Result {
 		OutputLimit: limit,
 		Timeout:     c.Timeout,
 		Grace:       grace,
+		CancelGrace: CancelGrace,
 	})
 	res := Result{
 		Stdout: r.Output, StdoutOmitted: r.Omitted,

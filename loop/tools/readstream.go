@@ -1,0 +1,172 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// readBufferBytes is the buffer a Read streams a file through: a Read of
+// a window of any file costs about this much memory, plus what it shows.
+const readBufferBytes = 64 << 10
+
+// ctxReader fails its reads once ctx is done, so that streaming a large
+// file stops when the call is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// lineWindow renders lines [offset, offset+limit) of what br yields like
+// cat -n: the line number right-aligned in six columns, a tab, the line.
+// Notes about anything left out follow a blank line. Only the lines shown
+// are held; the others are counted as they stream past.
+func lineWindow(br *bufio.Reader, path string, offset, limit int) (string, error) {
+	if _, err := br.Peek(1); err == io.EOF {
+		return fmt.Sprintf("(%s exists but is empty)", path), nil
+	}
+	skipped, err := skipLines(br, offset-1)
+	if err != nil {
+		return "", err
+	}
+	if _, err := br.Peek(1); skipped < offset-1 || err == io.EOF {
+		return fmt.Sprintf("(%s has %s; offset %d is past the end)", path, plural(skipped, "line", "lines"), offset), nil
+	}
+	var b strings.Builder
+	cutLines, last := 0, offset-1
+	for last < offset-1+limit && b.Len() < readMaxBytes {
+		line, cut, err := readLine(br, readMaxLineChars*utf8.UTFMax)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if cut || utf8.RuneCount(line) > readMaxLineChars {
+			line = append(truncateRunes(line, readMaxLineChars), "… [line truncated]"...)
+			cutLines++
+		}
+		if last > offset-1 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%6d\t%s", last+1, line)
+		last++
+	}
+	rest, err := countRestLines(br)
+	if err != nil {
+		return "", err
+	}
+	var notes []string
+	if total := last + rest; last < total {
+		notes = append(notes, fmt.Sprintf("Showing lines %d-%d of %d. Use offset and limit to read more.", offset, last, total))
+	}
+	if cutLines > 0 {
+		verb := "were"
+		if cutLines == 1 {
+			verb = "was"
+		}
+		notes = append(notes, fmt.Sprintf("%s longer than %d characters %s truncated.",
+			plural(cutLines, "line", "lines"), readMaxLineChars, verb))
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n\n(" + strings.Join(notes, " ") + ")")
+	}
+	return b.String(), nil
+}
+
+// skipLines reads past n lines and returns how many there were.
+func skipLines(br *bufio.Reader, n int) (int, error) {
+	done, partial := 0, false
+	for done < n {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			done, partial = done+1, false
+		case errors.Is(err, bufio.ErrBufferFull):
+			partial = true // the same line goes on
+		case err == io.EOF:
+			if partial || len(chunk) > 0 {
+				done++
+			}
+			return done, nil
+		default:
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// readLine returns the next line without its line ending, at most keep
+// bytes of it (cut reports that more were dropped); io.EOF when there is
+// none.
+func readLine(br *bufio.Reader, keep int) (line []byte, cut bool, err error) {
+	started := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		started = started || len(chunk) > 0
+		// Two more bytes than kept, for the line ending trimmed below.
+		room := max(keep+2-len(line), 0)
+		if len(chunk) > room {
+			chunk, cut = chunk[:room], true
+		}
+		line = append(line, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == nil, err == io.EOF && started:
+			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+			if len(line) > keep {
+				line, cut = line[:keep], true
+			}
+			return line, cut, nil
+		}
+		return nil, false, err
+	}
+}
+
+// countRestLines counts the lines left in br (a last line without a newline
+// counts too).
+func countRestLines(br *bufio.Reader) (int, error) {
+	n, last := 0, byte('\n')
+	buf := make([]byte, readBufferBytes)
+	for {
+		m, err := br.Read(buf)
+		if m > 0 {
+			n += bytes.Count(buf[:m], []byte{'\n'})
+			last = buf[m-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
+}
+
+// truncateRunes is the first n runes of b.
+func truncateRunes(b []byte, n int) []byte {
+	for i := range string(b) {
+		if n == 0 {
+			return b[:i]
+		}
+		n--
+	}
+	return b
+}

@@ -1,0 +1,344 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+)
+
+// WebFetchInput is the WebFetch tool's input (Claude Code's shape).
+type WebFetchInput struct {
+	URL    string `json:"url" jsonschema:"format=uri" jsonschema_description:"The http or https URL to fetch."`
+	Prompt string `json:"prompt" jsonschema_description:"What you want to learn from the page."`
+}
+
+// WebOptions tune WebFetch. The zero value (or a nil *WebOptions) is the
+// default: private, loopback and link-local addresses refused, a 30 s
+// timeout, 10 redirects on the same host, 10 MiB read, 100000 characters
+// returned, and the page returned as is (no summarising model).
+type WebOptions struct {
+	// AllowPrivate lets WebFetch reach loopback, private and link-local
+	// addresses (a local documentation server, tests).
+	AllowPrivate bool
+	Timeout      time.Duration
+	MaxRedirects int
+	// MaxBytes caps how much of a response body is read.
+	MaxBytes int64
+	// MaxChars caps the text returned to the model.
+	MaxChars int
+	// Summarize applies the call's prompt to the page with a small model
+	// and returns its answer; nil returns the page itself.
+	Summarize func(ctx context.Context, prompt, content string) (string, error)
+}
+
+const (
+	webDefaultTimeout   = 30 * time.Second
+	webDefaultRedirects = 10
+	webDefaultMaxBytes  = 10 << 20
+	webDefaultMaxChars  = 100000
+)
+
+func (o *WebOptions) withDefaults() WebOptions {
+	var w WebOptions
+	if o != nil {
+		w = *o
+	}
+	if w.Timeout <= 0 {
+		w.Timeout = webDefaultTimeout
+	}
+	if w.MaxRedirects <= 0 {
+		w.MaxRedirects = webDefaultRedirects
+	}
+	if w.MaxBytes <= 0 {
+		w.MaxBytes = webDefaultMaxBytes
+	}
+	if w.MaxChars <= 0 {
+		w.MaxChars = webDefaultMaxChars
+	}
+	return w
+}
+
+var webFetchSpec = specFor[WebFetchInput]()
+
+type webFetchTool struct{}
+
+func (webFetchTool) Name() string { return "WebFetch" }
+
+func (webFetchTool) Description() string {
+	return `Fetches a web page and returns its content as Markdown, for the question in prompt.
+
+- Use it to read documentation, an issue or an article at a URL the user gave or that you found; do not guess URLs.
+- url must be a complete http or https URL. Pages on private, loopback or link-local addresses are refused.
+- HTML is turned into Markdown; plain text and JSON are returned as they are; other content types are refused.
+- Long pages are cut, with a marker saying how much was left out.
+- When the URL redirects to another host, the redirect is not followed: you are told where it leads, and can fetch that URL with a new call.
+- No cookies or credentials are sent; pages behind a login will not work.
+- The user may be asked before a host is fetched for the first time.`
+}
+
+func (webFetchTool) Schema() json.RawMessage { return webFetchSpec.schema() }
+func (webFetchTool) Kind() Kind              { return KindFetch }
+
+// ReadOnly is false: a fetch sends data out (in its URL), so the user is
+// asked per host, as Claude Code does, and plan mode does not run it.
+func (webFetchTool) ReadOnly() bool { return false }
+
+func (webFetchTool) Describe(env *Env, input json.RawMessage) Description {
+	var in WebFetchInput
+	describeInput(input, &in)
+	if in.URL == "" {
+		return Description{Title: "WebFetch"}
+	}
+	d := Description{Title: "Fetch " + shorten(in.URL, 200)}
+	if p := strings.TrimSpace(in.Prompt); p != "" {
+		d.Detail = p
+	}
+	return d
+}
+
+func (t webFetchTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result {
+	var in WebFetchInput
+	if err := webFetchSpec.decode(t.Name(), input, &in); err != nil {
+		return Errorf("%v", err)
+	}
+	u, err := checkFetchURL(in.URL)
+	if err != nil {
+		return Errorf("WebFetch: %v", err)
+	}
+	opts := env.Web.withDefaults()
+	page, err := fetch(ctx, u, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Errorf("WebFetch: cancelled")
+		}
+		return Errorf("WebFetch: %v", err)
+	}
+	if page.redirect != "" {
+		return Result{Text: fmt.Sprintf("The URL redirects to a different host: %s\nThe redirect was not followed. To read it, call WebFetch again with url %q and the same prompt.", page.redirect, page.redirect)}
+	}
+	content, cut := cutToChars(page.text, opts.MaxChars)
+	if cut > 0 || page.truncated {
+		content += fmt.Sprintf("\n\n[content truncated: the page is longer than cordis returns (%s)]", truncationNote(cut, page.truncated, opts.MaxBytes))
+	}
+	if opts.Summarize != nil && strings.TrimSpace(in.Prompt) != "" {
+		answer, err := opts.Summarize(ctx, in.Prompt, content)
+		if err == nil {
+			return Result{Text: answer}
+		}
+		if ctx.Err() != nil {
+			return Errorf("WebFetch: cancelled")
+		}
+		// The page itself still answers the call.
+		content = "[the page could not be summarised (" + err.Error() + "); here it is]\n\n" + content
+	}
+	return Result{Text: fmt.Sprintf("Content of %s (%s):\n\n%s", page.url, page.kind, content)}
+}
+
+func truncationNote(cutChars int, cutBytes bool, maxBytes int64) string {
+	var parts []string
+	if cutBytes {
+		parts = append(parts, fmt.Sprintf("only the first %d bytes were read", maxBytes))
+	}
+	if cutChars > 0 {
+		parts = append(parts, fmt.Sprintf("%d more characters were left out", cutChars))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkFetchURL accepts an absolute http or https URL with a host and no
+// credentials (they would be sent in an Authorization header).
+func checkFetchURL(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, errors.New("url is required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("url %q is not valid: %v", raw, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("url %q: only http and https URLs are fetched", raw)
+	case u.Hostname() == "":
+		return nil, fmt.Errorf("url %q has no host", raw)
+	case u.User != nil:
+		return nil, fmt.Errorf("url %q carries credentials; cordis does not send them", raw)
+	}
+	u.Fragment = ""
+	return u, nil
+}
+
+// page is a fetched response, turned into text.
+type page struct {
+	url, kind string
+	text      string
+	truncated bool
+	// redirect is set, and nothing else, when the URL led to another host.
+	redirect string
+}
+
+// fetch gets u with a client that sends no cookies or credentials, dials
+// only public addresses (unless allowed), follows redirects on the same
+// host only, and reads at most MaxBytes of the body.
+func fetch(ctx context.Context, u *url.URL, opts WebOptions) (*page, error) {
+	client := webClient(opts)
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "cordis-WebFetch/1")
+	req.Header.Set("Accept", "text/html, text/markdown, text/plain, application/json;q=0.9, */*;q=0.5")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fetchError(err)
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		loc, err := resp.Location()
+		if err != nil {
+			return nil, fmt.Errorf("%s answered %s without a usable Location", final, resp.Status)
+		}
+		return &page{redirect: loc.String()}, nil
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("%s answered %s", final, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, opts.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %v", final, err)
+	}
+	p := &page{url: final.String()}
+	if int64(len(body)) > opts.MaxBytes {
+		body, p.truncated = body[:opts.MaxBytes], true
+	}
+	p.text, p.kind, err = pageText(body, resp.Header.Get("Content-Type"), final)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", final, err)
+	}
+	return p, nil
+}
+
+// webClient is an HTTP client for one fetch: no cookie jar, no proxy (a
+// proxy would resolve names itself, past the address check), the address
+// checked after resolution at dial time (so a name that resolves to a
+// public address for a check and a private one for the connection, DNS
+// rebinding, is still refused), and redirects followed only on the same
+// host, without a downgrade from https.
+func webClient(opts WebOptions) *http.Client {
+	dialer := &net.Dialer{Timeout: opts.Timeout}
+	if !opts.AllowPrivate {
+		dialer.Control = refusePrivate
+	}
+	transport := &http.Transport{
+		Proxy:               nil,
+		DialContext:         dialer.DialContext,
+		TLSHandshakeTimeout: opts.Timeout,
+		ForceAttemptHTTP2:   true,
+	}
+	return &http.Client{
+		Transport: transport,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > opts.MaxRedirects {
+				return fmt.Errorf("stopped after %d redirects", opts.MaxRedirects)
+			}
+			prev := via[len(via)-1].URL
+			if !strings.EqualFold(req.URL.Hostname(), prev.Hostname()) || (prev.Scheme == "https" && req.URL.Scheme != "https") {
+				return http.ErrUseLastResponse // reported to the model
+			}
+			return nil
+		},
+	}
+}
+
+// privateAddressError is a dial refused by the address check.
+type privateAddressError struct{ ip netip.Addr }
+
+func (e privateAddressError) Error() string { return "private address " + e.ip.String() }
+
+// refusePrivate is a dialer's Control: it runs with the resolved address
+// and refuses loopback, private, link-local, unspecified and multicast
+// ones, IPv4-mapped IPv6 included.
+func refusePrivate(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return err
+	}
+	if privateAddr(ip) {
+		return privateAddressError{ip}
+	}
+	return nil
+}
+
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
+
+func privateAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
+		sharedAddressSpace.Contains(ip) || (ip.Is4() && ip.As4()[0] == 0)
+}
+
+func fetchError(err error) error {
+	if perr, ok := errors.AsType[privateAddressError](err); ok {
+		return fmt.Errorf("refused: the host resolves to a loopback, private or link-local address (%s); such addresses are not fetched", perr.ip)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return fmt.Errorf("%s: %v", uerr.URL, uerr.Err)
+	}
+	return err
+}
+
+// pageText turns a body into text for the model by its content type: HTML
+// into Markdown (links made absolute), text and JSON as they are.
+func pageText(body []byte, contentType string, base *url.URL) (text, kind string, err error) {
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	if mediaType == "" {
+		mediaType = http.DetectContentType(body)
+		mediaType, _, _ = mime.ParseMediaType(mediaType)
+	}
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	switch {
+	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
+		md, err := htmltomarkdown.ConvertString(s, converter.WithDomain(base.Scheme+"://"+base.Host))
+		if err != nil {
+			return "", "", fmt.Errorf("cannot convert the HTML: %v", err)
+		}
+		return md, "HTML converted to Markdown", nil
+	case strings.HasPrefix(mediaType, "text/"), mediaType == "application/json", strings.HasSuffix(mediaType, "+json"),
+		mediaType == "application/xml", strings.HasSuffix(mediaType, "+xml"), mediaType == "application/javascript":
+		return s, mediaType, nil
+	}
+	return "", "", fmt.Errorf("the content type %s is not text; WebFetch returns only text pages", mediaType)
+}
+
+// cutToChars cuts s to at most n characters and says how many it left
+// out.
+func cutToChars(s string, n int) (string, int) {
+	if utf8.RuneCountInString(s) <= n {
+		return s, 0
+	}
+	r := []rune(s)
+	return string(r[:n]), len(r) - n
+}
