@@ -125,7 +125,11 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	}
 	var rpcErr *jsonrpc2.Error
 	if errors.As(err, &rpcErr) {
-		return &Error{Code: rpcErr.Code, Message: rpcErr.Message}
+		e := &Error{Code: rpcErr.Code, Message: rpcErr.Message}
+		if rpcErr.Data != nil {
+			e.Data = *rpcErr.Data // the peer's details, for whoever reports it
+		}
+		return e
 	}
 	return err
 }

@@ -69,6 +69,10 @@ func (s *Server) methodHandler(method string) func(*request) (any, error) {
 	switch method {
 	case MethodAuthenticate:
 		return s.authenticate
+	case MethodLogout:
+		return s.logout
+	case MethodSessionFork:
+		return s.forkSession
 	case MethodSessionNew:
 		return s.newSession
 	case MethodSessionLoad:
@@ -131,6 +135,29 @@ func (s *Server) authenticate(r *request) (any, error) {
 		return nil, err
 	}
 	return struct{}{}, s.agent.Authenticate(r.ctx, p)
+}
+
+func (s *Server) logout(r *request) (any, error) {
+	l, ok := s.agent.(LoggerOut)
+	if !ok {
+		return nil, methodNotFound(r.req.Method)
+	}
+	return struct{}{}, l.Logout(r.ctx)
+}
+
+func (s *Server) forkSession(r *request) (any, error) {
+	forker, ok := s.agent.(SessionForker)
+	if !ok {
+		return nil, methodNotFound(r.req.Method)
+	}
+	p, err := params[ForkSessionRequest](r.req, "sessionId", "cwd")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAbsolute("cwd", p.Cwd, p.AdditionalDirectories); err != nil {
+		return nil, err
+	}
+	return forker.ForkSession(r.ctx, p)
 }
 
 func (s *Server) newSession(r *request) (any, error) {
@@ -245,6 +272,8 @@ func openedSession(method string, result any) string {
 		return result.(*loadResult).sessionID
 	case MethodSessionResume:
 		return result.(*resumeResult).sessionID
+	case MethodSessionFork:
+		return result.(*ForkSessionResponse).SessionID
 	}
 	return ""
 }

@@ -56,6 +56,18 @@ type SessionDeleter interface {
 	DeleteSession(ctx context.Context, req *DeleteSessionRequest) error
 }
 
+// SessionForker is implemented by agents that advertise
+// sessionCapabilities.fork; the new session is announced (SessionOpened)
+// after the response.
+type SessionForker interface {
+	ForkSession(ctx context.Context, req *ForkSessionRequest) (*ForkSessionResponse, error)
+}
+
+// LoggerOut is implemented by agents that advertise auth.logout.
+type LoggerOut interface {
+	Logout(ctx context.Context) error
+}
+
 // ConcurrentPrompter is implemented by agents that can answer some
 // prompts while a turn of the same session is running (slash commands that
 // only read state). Such a prompt neither cancels nor waits for the

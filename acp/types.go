@@ -53,6 +53,16 @@ type ElicitationCapabilities struct {
 	URL  *Supported `json:"url,omitempty"`
 }
 
+// TerminalAuth reports whether the client runs terminal logins: the
+// typed auth.terminal, or the older `_meta["terminal-auth"]: true`.
+func (c ClientCapabilities) TerminalAuth() bool {
+	if c.Auth != nil && c.Auth.Terminal {
+		return true
+	}
+	legacy, _ := c.Meta["terminal-auth"].(bool)
+	return legacy
+}
+
 // Notices reports whether the client accepts `notice` updates.
 func (c ClientCapabilities) Notices() bool { return c.Session != nil && c.Session.Notices != nil }
 
@@ -89,20 +99,36 @@ type SessionCapabilities struct {
 	Resume                *Supported `json:"resume,omitempty"`
 	Delete                *Supported `json:"delete,omitempty"`
 	AdditionalDirectories *Supported `json:"additionalDirectories,omitempty"`
+	// Fork advertises session/fork, an unstable method (the vendored
+	// stable schema has neither it nor this field).
+	Fork *Supported `json:"fork,omitempty"`
+}
+
+// AgentAuthCapabilities: Logout advertises the logout method.
+type AgentAuthCapabilities struct {
+	Logout *Supported `json:"logout,omitempty"`
 }
 
 type AgentCapabilities struct {
-	LoadSession         bool                `json:"loadSession"`
-	PromptCapabilities  PromptCapabilities  `json:"promptCapabilities"`
-	MCPCapabilities     MCPCapabilities     `json:"mcpCapabilities"`
-	SessionCapabilities SessionCapabilities `json:"sessionCapabilities"`
+	LoadSession         bool                   `json:"loadSession"`
+	PromptCapabilities  PromptCapabilities     `json:"promptCapabilities"`
+	MCPCapabilities     MCPCapabilities        `json:"mcpCapabilities"`
+	SessionCapabilities SessionCapabilities    `json:"sessionCapabilities"`
+	Auth                *AgentAuthCapabilities `json:"auth,omitempty"`
 }
 
-// AuthMethod is an agent-handled authentication method.
+// AuthMethod is an authentication method: handled by the agent through
+// authenticate (Type ""), or a terminal login the client runs (Type
+// "terminal": the agent's own command with Args appended). Meta carries
+// the older `_meta["terminal-auth"]` form Zed reads.
 type AuthMethod struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
+	Type        string            `json:"type,omitempty"`
+	ID          string            `json:"id"`
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Args        []string          `json:"args,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Meta        Meta              `json:"_meta,omitempty"`
 }
 
 type InitializeResponse struct {
@@ -216,10 +242,11 @@ type ListSessionsRequest struct {
 }
 
 type SessionInfo struct {
-	SessionID string `json:"sessionId"`
-	Cwd       string `json:"cwd"`
-	Title     string `json:"title,omitempty"`
-	UpdatedAt string `json:"updatedAt,omitempty"`
+	SessionID             string   `json:"sessionId"`
+	Cwd                   string   `json:"cwd"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	Title                 string   `json:"title,omitempty"`
+	UpdatedAt             string   `json:"updatedAt,omitempty"`
 }
 
 type ListSessionsResponse struct {
@@ -256,6 +283,39 @@ type PromptRequest struct {
 
 type PromptResponse struct {
 	StopReason StopReason `json:"stopReason"`
+	// Usage is the turn's token use (unstable in ACP; clients that do not
+	// know it ignore it).
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage counts a turn's tokens. InputTokens excludes the cached ones;
+// TotalTokens is the sum of all.
+type Usage struct {
+	TotalTokens       int64 `json:"totalTokens"`
+	InputTokens       int64 `json:"inputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	ThoughtTokens     int64 `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  int64 `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens int64 `json:"cachedWriteTokens,omitempty"`
+}
+
+// MethodSessionFork is unstable in ACP, so the generator (which reads the
+// stable schema) does not know it.
+const MethodSessionFork = "session/fork"
+
+// ForkSessionRequest copies a session into a new one
+// (sessionCapabilities.fork).
+type ForkSessionRequest struct {
+	SessionID             string      `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	MCPServers            []MCPServer `json:"mcpServers,omitempty"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
+}
+
+type ForkSessionResponse struct {
+	SessionID     string            `json:"sessionId"`
+	Modes         *SessionModeState `json:"modes,omitempty"`
+	ConfigOptions []ConfigOption    `json:"configOptions,omitempty"`
 }
 
 type CancelNotification struct {

@@ -124,6 +124,7 @@ type ToolCall struct {
 	Locations  []ToolCallLocation `json:"locations,omitempty"`
 	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta       Meta               `json:"_meta,omitempty"`
 }
 
 // ToolCallUpdate is the `tool_call_update` update and the toolCall of a
@@ -137,6 +138,7 @@ type ToolCallUpdate struct {
 	Locations  []ToolCallLocation `json:"locations,omitempty"`
 	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
 	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta       Meta               `json:"_meta,omitempty"`
 }
 
 type PlanEntry struct {

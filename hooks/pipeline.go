@@ -31,7 +31,7 @@ import (
 //     the updated input; the last one wins. ReplaceResult (modify result)
 //     likewise replaces in.ToolOutput (and ToolResponse or Error); System
 //     and Tools replace in.Request's, and the last one wins.
-//   - AdditionalContext, SystemMessages, SystemContext and ToolResults
+//   - AdditionalContext, SystemMessages, SystemContext, ShellEnv and ToolResults
 //     are concatenated in hook order.
 //   - Skip (skip the rest) ends the pipeline after the hook that set it.
 //
@@ -435,6 +435,7 @@ func (m *merger) add(d Decision, in *Input) {
 	out.AdditionalContext = append(out.AdditionalContext, d.AdditionalContext...)
 	out.SystemMessages = append(out.SystemMessages, d.SystemMessages...)
 	out.SystemContext = append(out.SystemContext, d.SystemContext...)
+	out.ShellEnv = append(out.ShellEnv, d.ShellEnv...)
 	out.ToolResults = append(out.ToolResults, d.ToolResults...)
 }
 

@@ -228,6 +228,10 @@ type Decision struct {
 	// until the next SessionStart replaces it: the system prompt stays
 	// stable (and cacheable) for the whole session.
 	SystemContext []string
+	// ShellEnv (SessionStart) are shell scripts (export lines, as Claude
+	// Code's CLAUDE_ENV_FILE holds) that every later Bash command of the
+	// session runs first, in hook order.
+	ShellEnv []string
 	// System (PrepareRequest), when non-nil, replaces the system prompt
 	// blocks of this one request.
 	System []string

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,9 +98,33 @@ type Config struct {
 	PermissionNotifyAfter time.Duration
 	IdleNotifyAfter       time.Duration
 
+	// ConfigError, when set, is why the configuration could not be
+	// loaded: the agent still answers initialize (an editor shows a
+	// crash before it as a dead agent), then refuses every session with
+	// this message, which names the file, line and field.
+	ConfigError error
+	// KeyEnv names the variable holding the provider's key ("": the
+	// provider takes none); it is also the id of the auth method that
+	// uses it, which acpx maps to that variable.
+	KeyEnv string
+	// Login, when set, is offered as a terminal login (`cordis login`)
+	// and makes logout available.
+	Login *LoginMethod
+
 	Version string
 	Logger  *slog.Logger
 	Now     func() time.Time
+}
+
+// LoginMethod is how the user stores a key for cordis from a terminal.
+type LoginMethod struct {
+	// Command and Args start the login (the legacy
+	// `_meta["terminal-auth"]` form names the whole command line; the
+	// typed terminal method appends "login" to the agent's own).
+	Command string
+	Args    []string
+	// Logout removes the stored key.
+	Logout func() error
 }
 
 func (c *Config) setDefaults() {
@@ -187,33 +212,63 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 				Resume:                &acp.Supported{},
 				Delete:                &acp.Supported{},
 				AdditionalDirectories: &acp.Supported{},
+				Fork:                  &acp.Supported{},
 			},
 		},
-		AuthMethods: []acp.AuthMethod{},
+		AuthMethods: a.authMethods(req.ClientCapabilities),
 		AgentInfo:   &acp.Implementation{Name: "cordis", Title: "cordis", Version: a.cfg.Version},
 	}
-	if env := a.missingKeyEnv(); env != "" {
-		resp.AuthMethods = append(resp.AuthMethods, acp.AuthMethod{
-			ID:          "env:" + env,
-			Name:        "Set " + env,
-			Description: fmt.Sprintf("cordis reads the model API key from the %s environment variable: set it where the editor starts cordis, then restart the agent.", env),
-		})
+	if len(resp.AuthMethods) > 0 && a.cfg.Login != nil {
+		resp.AgentCapabilities.Auth = &acp.AgentAuthCapabilities{Logout: &acp.Supported{}}
 	}
 	return resp, nil
 }
 
-// missingKeyEnv names the environment variable to set when the provider
-// has no credentials, or "".
-func (a *Agent) missingKeyEnv() string {
-	cc, ok := a.cfg.Provider.(llm.CredentialChecker)
-	if !ok {
-		return ""
+// loginMethodID is the terminal login's auth method.
+const loginMethodID = "cordis-login"
+
+// authMethods are the ways to give cordis its key, for a provider that
+// takes one: the variable itself (its name is the id, which acpx maps to
+// that variable), and `cordis login` for clients that run terminal
+// logins, in the typed form and in the `_meta["terminal-auth"]` form Zed
+// reads.
+func (a *Agent) authMethods(caps acp.ClientCapabilities) []acp.AuthMethod {
+	env := a.keyEnv()
+	if env == "" {
+		return []acp.AuthMethod{}
 	}
-	e, ok := errors.AsType[*llm.Error](cc.CheckCredentials())
-	if !ok {
-		return ""
+	methods := []acp.AuthMethod{{
+		ID:          env,
+		Name:        env,
+		Description: fmt.Sprintf("Use the model API key in the %s environment variable, or the one `cordis login` stored.", env),
+	}}
+	if login := a.cfg.Login; login != nil && caps.TerminalAuth() {
+		m := acp.AuthMethod{
+			ID:          loginMethodID,
+			Name:        "Log in with an API key",
+			Description: fmt.Sprintf("Runs `cordis login` in a terminal: it asks for your %s and stores it for cordis (mode 0600, never logged).", env),
+			Meta:        acp.Meta{"terminal-auth": map[string]any{"label": "cordis login", "command": login.Command, "args": login.Args}},
+		}
+		if caps.Auth != nil && caps.Auth.Terminal {
+			m.Type, m.Args = "terminal", []string{"login"}
+		}
+		methods = append(methods, m)
 	}
-	return e.KeyEnv
+	return methods
+}
+
+// keyEnv names the provider's key variable: the configured one, else
+// the one a provider without its key reports.
+func (a *Agent) keyEnv() string {
+	if a.cfg.KeyEnv != "" {
+		return a.cfg.KeyEnv
+	}
+	if cc, ok := a.cfg.Provider.(llm.CredentialChecker); ok {
+		if e, ok := errors.AsType[*llm.Error](cc.CheckCredentials()); ok {
+			return e.KeyEnv
+		}
+	}
+	return ""
 }
 
 func (a *Agent) authError() error {
@@ -222,20 +277,53 @@ func (a *Agent) authError() error {
 		return nil
 	}
 	if err := cc.CheckCredentials(); err != nil {
-		return acp.AuthRequired(err.Error())
+		msg := err.Error()
+		if a.cfg.Login != nil {
+			msg += ", or run `cordis login` in a terminal to store one"
+		}
+		return acp.AuthRequired(msg)
 	}
 	return nil
 }
 
+// Authenticate succeeds once a key is present (the environment, or what
+// `cordis login` stored): every method ends with the key in one of them.
 func (a *Agent) Authenticate(ctx context.Context, req *acp.AuthenticateRequest) error {
-	if err := a.authError(); err != nil {
-		return err
+	if a.cfg.ConfigError != nil {
+		return a.configError()
+	}
+	return a.authError()
+}
+
+// Logout removes the key `cordis login` stored; a key in the environment
+// stays (cordis cannot unset its editor's variables).
+func (a *Agent) Logout(ctx context.Context) error {
+	if a.cfg.Login == nil || a.cfg.Login.Logout == nil {
+		return acp.InvalidRequest("cordis has no stored key to remove")
+	}
+	if err := a.cfg.Login.Logout(); err != nil {
+		return acp.InternalError("removing the stored key: %v", err)
 	}
 	return nil
+}
+
+// configError is the answer to session requests while the configuration
+// is broken.
+func (a *Agent) configError() error {
+	return acp.InvalidRequest("cordis cannot start a session: its configuration is broken: %v. Fix it, then restart the agent.", a.cfg.ConfigError)
+}
+
+// sessionError is why no session can start now (a broken configuration,
+// a missing key), or nil.
+func (a *Agent) sessionError() error {
+	if a.cfg.ConfigError != nil {
+		return a.configError()
+	}
+	return a.authError()
 }
 
 func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	if err := a.authError(); err != nil {
+	if err := a.sessionError(); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
@@ -278,6 +366,9 @@ func (a *Agent) createSession(id, cwd string, extra []string) (*Session, error) 
 func (a *Agent) newSession(id, cwd string, extra []string, w *sessionlog.Writer) *Session {
 	roots := append([]string{cwd}, extra...)
 	roots = append(roots, a.cfg.ExtraDirectories...)
+	if dir := a.commands.UserSkillsDir(); dir != "" {
+		roots = append(roots, dir) // a user skill's scripts and references
+	}
 	return &Session{
 		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: w.Path(),
 		mode: a.cfg.DefaultMode, model: a.cfg.Model, background: tools.NewBackground(),
@@ -326,6 +417,7 @@ func (a *Agent) SessionOpened(ctx context.Context, sessionID string) {
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
 	s.sayStartupNotices(ctx)
 	s.reportMCPFailures(ctx, false)
+	s.reportRestoredUsage(ctx)
 }
 
 func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
@@ -333,12 +425,17 @@ func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	if err != nil {
 		return nil, acp.InternalError("listing sessions: %v", err)
 	}
-	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
-	for _, s := range list {
-		if req.Cwd != "" && s.Cwd != req.Cwd {
-			continue
-		}
-		info := acp.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, Title: s.Title}
+	if req.Cwd != "" {
+		list = slices.DeleteFunc(list, func(s sessionlog.Summary) bool { return s.Cwd != req.Cwd })
+	}
+	page, next, err := listPage(list, req.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}, NextCursor: next}
+	for _, s := range page {
+		info := acp.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, AdditionalDirectories: s.AdditionalDirectories,
+			Title: cmp.Or(a.savedTitle(s.SessionID), s.Title)}
 		if !s.UpdatedAt.IsZero() {
 			info.UpdatedAt = s.UpdatedAt.UTC().Format(time.RFC3339)
 		}
@@ -381,6 +478,7 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.DeleteSessionRequest
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return acp.InternalError("deleting session %s: %v", req.SessionID, err)
 	}
+	os.Remove(titlePath(a.cfg.StateDir, req.SessionID))
 	// <id>/ holds the transcript and the subagents' logs.
 	if err := os.RemoveAll(strings.TrimSuffix(path, ".jsonl")); err != nil {
 		return acp.InternalError("deleting session %s: %v", req.SessionID, err)
@@ -443,6 +541,7 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	ctx, stop := s.logHealth.watch(ctx)
 	defer stop()
+	before := s.usage.tokensByKind()
 	reason, err := s.prompt(ctx, req.Prompt)
 	if failed := s.logHealth.failure(); failed != nil {
 		return nil, unsavedError(s.id, failed)
@@ -450,7 +549,8 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if err != nil {
 		return nil, err
 	}
-	return &acp.PromptResponse{StopReason: reason}, nil
+	s.titleAfterFirstTurn(ctx, req.Prompt)
+	return &acp.PromptResponse{StopReason: reason, Usage: turnUsage(before, s.usage.tokensByKind())}, nil
 }
 
 func (a *Agent) Shutdown(ctx context.Context) {

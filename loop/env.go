@@ -2,6 +2,9 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/loop/tools"
@@ -16,8 +19,10 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 		Cwd:       s.cwd,
 		Roots:     s.roots,
 		EnvPolicy: s.agent.cfg.EnvPolicy,
+		// What SessionStart hooks exported (CLAUDE_ENV_FILE), for Bash.
+		ShellEnvFile: s.shellEnvFile(),
 		Progress: func(res tools.Result) {
-			s.notify(ctx, acp.ToolCallUpdate{ToolCallID: toolCallID, Content: resultContent(res)})
+			r.notifyTool(ctx, toolCallID, acp.ToolCallUpdate{ToolCallID: toolCallID, Content: resultContent(res)})
 		},
 		Todos: func(ctx context.Context, items []tools.TodoItem) error {
 			entries := make([]acp.PlanEntry, len(items))
@@ -33,6 +38,9 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 		},
 		AskUser: func(ctx context.Context, qs []tools.Question) ([]tools.Answer, error) {
 			return s.askUser(ctx, toolCallID, qs)
+		},
+		ExitPlan: func(ctx context.Context, plan string) (tools.PlanDecision, error) {
+			return r.exitPlan(ctx, toolCallID, plan)
 		},
 		Background: s.background,
 		Web:        s.agent.cfg.Web,
@@ -54,11 +62,35 @@ type clientFS struct {
 }
 
 func (f clientFS) ReadTextFile(ctx context.Context, path string) (string, error) {
-	return f.c.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: f.sessionID, Path: path})
+	s, err := f.c.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: f.sessionID, Path: path})
+	return s, editorError(err)
+}
+
+// ReadTextLines reads limit lines from line: fs/read_text_file's line is
+// 1-based in the ACP schema, unlike a tool call location's in Zed.
+func (f clientFS) ReadTextLines(ctx context.Context, path string, line, limit int) (string, error) {
+	s, err := f.c.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: f.sessionID, Path: path, Line: &line, Limit: &limit})
+	return s, editorError(err)
 }
 
 func (f clientFS) WriteTextFile(ctx context.Context, path, content string) error {
-	return f.c.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: f.sessionID, Path: path, Content: content})
+	return editorError(f.c.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: f.sessionID, Path: path, Content: content}))
+}
+
+// editorError keeps all the editor said about a failed request: its
+// error's data (where a client puts the cause, such as the OS error)
+// follows the message, so the tool result the model and the user read
+// explains the failure.
+func editorError(err error) error {
+	ae, ok := errors.AsType[*acp.Error](err)
+	if !ok || ae.Data == nil {
+		return err
+	}
+	data, merr := json.Marshal(ae.Data)
+	if merr != nil || string(data) == "null" {
+		return err
+	}
+	return fmt.Errorf("%w: %s", err, data)
 }
 
 // clientTerminals runs commands in editor terminals.
@@ -72,13 +104,14 @@ func (t clientTerminals) Create(ctx context.Context, command string, args []stri
 	if limit > 0 {
 		req.OutputByteLimit = &limit
 	}
-	return t.c.CreateTerminal(ctx, req)
+	id, err := t.c.CreateTerminal(ctx, req)
+	return id, editorError(err)
 }
 
 func (t clientTerminals) Output(ctx context.Context, id string) (string, bool, *tools.ExitStatus, error) {
 	resp, err := t.c.TerminalOutput(ctx, &acp.TerminalRequest{SessionID: t.sessionID, TerminalID: id})
 	if err != nil {
-		return "", false, nil, err
+		return "", false, nil, editorError(err)
 	}
 	return resp.Output, resp.Truncated, exitStatus(resp.ExitStatus), nil
 }
@@ -86,7 +119,7 @@ func (t clientTerminals) Output(ctx context.Context, id string) (string, bool, *
 func (t clientTerminals) WaitForExit(ctx context.Context, id string) (tools.ExitStatus, error) {
 	resp, err := t.c.WaitForTerminalExit(ctx, &acp.TerminalRequest{SessionID: t.sessionID, TerminalID: id})
 	if err != nil {
-		return tools.ExitStatus{}, err
+		return tools.ExitStatus{}, editorError(err)
 	}
 	return *exitStatus(resp), nil
 }

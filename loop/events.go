@@ -37,6 +37,11 @@ type sessionLoadEvent struct {
 	Resumed  bool     `json:"resumed,omitempty"`
 }
 
+// titleEvent names the thread (title.go); the latest one holds.
+type titleEvent struct {
+	Title string `json:"title"`
+}
+
 // turnStartEvent opens a turn; Prompt is a summary of what was typed.
 type turnStartEvent struct {
 	TurnID string `json:"turnId"`
@@ -238,6 +243,7 @@ type serverStatus struct {
 func (sessionStartEvent) logType() string         { return sessionlog.TypeSessionStart }
 func (sessionLoadEvent) logType() string          { return sessionlog.TypeSessionLoad }
 func (turnStartEvent) logType() string            { return sessionlog.TypeTurnStart }
+func (titleEvent) logType() string                { return sessionlog.TypeSessionTitle }
 func (userPromptEvent) logType() string           { return sessionlog.TypeUserPrompt }
 func (turnEndEvent) logType() string              { return sessionlog.TypeTurnEnd }
 func (turnRejectedEvent) logType() string         { return sessionlog.TypeTurnRejected }

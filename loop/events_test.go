@@ -35,6 +35,7 @@ func TestEventsRoundTrip(t *testing.T) {
 	roundTrip(t, sessionStartEvent{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, Model: "m", Mode: ModeDefault})
 	roundTrip(t, sessionLoadEvent{Cwd: "/w", Events: 3, Warnings: []string{"torn"}, Resumed: true})
 	roundTrip(t, turnStartEvent{TurnID: "turn-1", Prompt: "hi"})
+	roundTrip(t, titleEvent{Title: "Fix the parser"})
 	roundTrip(t, userPromptEvent{TurnID: "turn-1", Content: []acp.ContentBlock{acp.TextBlock("hi")}})
 	roundTrip(t, turnEndEvent{TurnID: "turn-1", StopReason: acp.StopEndTurn})
 	roundTrip(t, turnRejectedEvent{TurnID: "turn-1", Reason: "no"})

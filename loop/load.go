@@ -48,7 +48,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 	if !sessionlog.ValidID(id) {
 		return nil, acp.SessionNotFound(id)
 	}
-	if err := a.authError(); err != nil {
+	if err := a.sessionError(); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
@@ -99,7 +99,7 @@ func (s *Session) reportRecovery(ctx context.Context) {
 // Each event is read with the type that wrote it (events.go); one that
 // does not decode is skipped, as before typed events.
 func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay bool) {
-	rs := restorer{s: s, show: func(u acp.SessionUpdate) {
+	rs := restorer{s: s, quiet: map[string]bool{}, show: func(u acp.SessionUpdate) {
 		if replay {
 			s.notify(ctx, u)
 		}
@@ -141,6 +141,8 @@ type restorer struct {
 	// order.
 	streamed   strings.Builder
 	unanswered []string
+	// quiet are the calls that had no card (TodoWrite).
+	quiet map[string]bool
 }
 
 // apply restores one event: the history, what the editor is shown, and the
@@ -148,6 +150,7 @@ type restorer struct {
 func (rs *restorer) apply(ev sessionlog.Event) {
 	s := rs.s
 	rs.boundary(ev.Type)
+	rs.restoreTitle(ev)
 	switch ev.Type {
 	case sessionlog.TypeStreamText:
 		if t, ok := decodeEvent[streamTextEvent](ev); ok {
@@ -170,12 +173,18 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 	case sessionlog.TypeToolCall:
 		if t, ok := decodeEvent[toolCallEvent](ev); ok {
 			rs.unanswered = append(rs.unanswered, t.ToolCallID)
+			if t.Quiet {
+				rs.quiet[t.ToolCallID] = true
+				break
+			}
 			rs.show(acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
 		}
 	case sessionlog.TypeToolResult:
 		if t, ok := decodeEvent[toolResultLogEvent](ev); ok {
 			rs.unanswered = slices.DeleteFunc(rs.unanswered, func(id string) bool { return id == t.ToolCallID })
-			rs.show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: t.Content})
+			if !rs.quiet[t.ToolCallID] {
+				rs.show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: replayContent(t.toolResultEvent)})
+			}
 		}
 	case sessionlog.TypePlan:
 		if entries, ok := decodeEvent[planEvent](ev); ok {
@@ -196,9 +205,11 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		// step cut short counts what it reported (the tokens were spent).
 		if r, ok := decodeEvent[modelResponseEvent](ev); ok && (!r.Partial || r.Usage != (llm.Usage{})) {
 			s.usage.add(r.Usage, firstNonEmpty(r.Model, s.model))
+			s.usage.setContext(restoredContext(ev, r.Usage))
 		}
 	case sessionlog.TypeClear:
 		rs.history = nil
+		s.usage.setContext(0)
 	case sessionlog.TypeTruncate:
 		if t, ok := decodeEvent[truncateEvent](ev); ok && t.Keep >= 0 && t.Keep < len(rs.history) {
 			rs.history = rs.history[:t.Keep]
@@ -208,6 +219,16 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 			rs.history = []llm.Message{compactedMessage(c.Summary)}
 		}
 	}
+}
+
+// restoredContext is the context a logged response left, as bill
+// counted it when it was live: a compaction's summary is the whole
+// context after it.
+func restoredContext(ev sessionlog.Event, u llm.Usage) int {
+	if c, ok := decodeEvent[compactionResponseEvent](ev); ok && c.Purpose != "" {
+		return u.OutputTokens
+	}
+	return u.ContextTokens()
 }
 
 // boundary shows streamed text that no message followed once the step it
@@ -295,4 +316,15 @@ func withoutCutThinkingMessages(in []llm.Message) []llm.Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// reportRestoredUsage sends usage_update for a session reopened with
+// model calls behind it, so the editor's context meter is right before
+// the next turn.
+func (s *Session) reportRestoredUsage(ctx context.Context) {
+	totals, used := s.usage.read()
+	if totals.Requests == 0 {
+		return
+	}
+	s.notify(ctx, s.usageUpdate(totals, used))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -65,6 +66,9 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	mode := s.mode
 	s.mu.Unlock()
 	remembered, rejected := s.answers.match(call, s.cwd)
+	if remembered == "" {
+		remembered = s.grants.match(call)
+	}
 	_, isMCP := t.(*mcp.Tool)
 	userOnly := mode == ModePlan && isMCP
 
@@ -284,4 +288,43 @@ func rememberedRule(rules map[string]bool, call permrules.Call, cwd string, allo
 		return ""
 	}
 	return r.Text
+}
+
+// Answers to ExitPlanMode's question, as claude-agent-acp offers them: the
+// option id is the mode to switch to.
+var exitPlanOptions = []acp.PermissionOption{
+	{OptionID: ModeAcceptEdits, Name: "Yes, and auto-accept edits", Kind: acp.PermAllowAlways},
+	{OptionID: ModeDefault, Name: "Yes, and manually approve edits", Kind: acp.PermAllowOnce},
+	{OptionID: ModePlan, Name: "No, keep planning", Kind: acp.PermRejectOnce},
+}
+
+// exitPlan asks the user to approve the plan and leave plan mode (the
+// ExitPlanMode tool). The request shows the plan (the tool's, else what
+// the model wrote before the call); an approval switches the mode and
+// tells the editor both ways it shows it (current_mode_update and
+// config_option_update), and the turn goes on in the new mode: the next
+// permission check reads it. Anything but a known approval keeps plan
+// mode.
+func (r *runner) exitPlan(ctx context.Context, toolCallID, plan string) (tools.PlanDecision, error) {
+	s := r.s
+	plan = firstNonEmpty(plan, strings.TrimSpace(r.lastText), "(The model gave no plan.)")
+	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
+		SessionID: s.id,
+		ToolCall: acp.ToolCallUpdate{ToolCallID: toolCallID, Title: "Ready to code?", Kind: acp.ToolKindSwitchMode,
+			Status: acp.ToolStatusPending, Content: []acp.ToolCallContent{acp.ContentText(plan)}},
+		Options: exitPlanOptions,
+	})
+	if err != nil {
+		return tools.PlanDecision{}, err
+	}
+	mode := resp.Outcome.OptionID
+	if resp.Outcome.Outcome != "selected" || (mode != ModeAcceptEdits && mode != ModeDefault) {
+		return tools.PlanDecision{}, nil
+	}
+	if err := s.setMode(mode); err != nil {
+		return tools.PlanDecision{}, err
+	}
+	s.notify(ctx, acp.CurrentModeUpdate{CurrentModeID: mode})
+	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	return tools.PlanDecision{Approved: true, Mode: mode}, nil
 }

@@ -33,17 +33,21 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 	var opts turnOptions
 	var template *commands.Prompt
 	var templateArgs string
+	// A new user message ends what the last turn's allowed-tools granted.
+	s.grants.reset()
 	if name, args, ok := commandIn(blocks); ok {
 		intent, tmpl := s.runCommand(ctx, name, args)
 		sub, isPrompt := intent.(commands.SubmitPrompt)
 		switch {
 		case tmpl != nil:
 			template, templateArgs = tmpl, args
-			opts = turnOptions{allowedTools: tmpl.AllowedTools, model: tmpl.Model}
+			opts = turnOptions{model: tmpl.Model}
+			s.grants.add(ctx, s, tmpl.Path, tmpl.Source, tmpl.AllowedTools)
 		case isPrompt:
 			content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
 			text = sub.Text
-			opts = turnOptions{allowedTools: sub.AllowedTools, model: sub.Model}
+			opts = turnOptions{model: sub.Model}
+			s.grants.add(ctx, s, "/"+name, commands.SourceBuiltin, sub.AllowedTools)
 		default:
 			reason := s.carryOut(ctx, turnID, intent)
 			s.record(turnEndEvent{TurnID: turnID, StopReason: reason})
@@ -118,23 +122,10 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 	return reason, nil
 }
 
-// turnOptions are per-turn overrides from a prompt command's frontmatter.
+// turnOptions are per-turn overrides from a prompt command's frontmatter
+// (its allowed-tools are pre-approvals, kept in Session.grants).
 type turnOptions struct {
-	allowedTools []string // tool names or Claude rules like Bash(git add:*)
-	model        string
-}
-
-// allows reports whether a tool may be offered in this turn.
-func (o turnOptions) allows(name string) bool {
-	if len(o.allowedTools) == 0 {
-		return true
-	}
-	for _, rule := range o.allowedTools {
-		if n, _, _ := strings.Cut(rule, "("); strings.TrimSpace(n) == name {
-			return true
-		}
-	}
-	return false
+	model string
 }
 
 func (s *Session) showSystemMessages(ctx context.Context, d hooks.Decision) {

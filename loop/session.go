@@ -49,6 +49,11 @@ type Session struct {
 	log     *sessionlog.Writer
 	logPath string
 
+	// grants are the current turn's pre-approved rules (allowed-tools).
+	grants turnGrants
+	// shellEnv is the kept CLAUDE_ENV_FILE script ("" for none; s.mu).
+	shellEnv string
+
 	mu      sync.Mutex
 	mode    string
 	model   string
@@ -62,6 +67,10 @@ type Session struct {
 	systemContext []string
 	turnSeq       int
 	closed        bool
+	// title is the thread's title; titled is set once the first prompt
+	// was titled (or renamed), so later prompts do not retitle it.
+	title  string
+	titled bool
 	// running counts model turns in progress (slash commands may run
 	// alongside one).
 	running int
@@ -176,6 +185,7 @@ func (s *Session) queueSessionStart(ctx context.Context, source string) {
 	s.pendingContext = append(s.pendingContext, d.AdditionalContext...)
 	s.systemContext = d.SystemContext
 	s.mu.Unlock()
+	s.keepShellEnv(d.ShellEnv)
 	s.showSystemMessages(ctx, d)
 }
 

@@ -202,11 +202,15 @@ func builtinTable() []builtinCommand {
 		}),
 		builtin("hooks", "List the hooks by seam; enable or disable one", "[enable|disable NAME]", true, cmdHooks),
 		builtin("budget", "Show the session's token and cost use", "", true, cmdBudget),
-		builtin("model", "Show or switch the model", "[model]", false, cmdModel),
-		builtin("mode", "Show or switch the permission mode", "[default|acceptEdits|plan|bypassPermissions]", false, cmdMode),
+		// /model and /mode run alongside a turn, as the editor's pickers
+		// (session/set_config_option, set_mode) do: the turn reads the
+		// model and mode afresh at its next step.
+		builtin("model", "Show or switch the model", "[model]", true, cmdModel),
+		builtin("mode", "Show or switch the permission mode", "[default|acceptEdits|plan|bypassPermissions]", true, cmdMode),
 		builtin("export", "Write the conversation to a file", "[md|json] [path]", true, cmdExport),
 		builtin("doctor", "Check configuration, hooks, commands and the model provider", "", true, cmdDoctor),
 		builtin("reload", "Reload command files and re-advertise the command list", "", true, cmdReload),
+		builtin("rename", "Show or change the thread's title", "[title]", true, cmdRename),
 	}
 }
 

@@ -26,6 +26,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	if depth > s.agent.cfg.MaxSubagentDepth {
 		return "", fmt.Errorf("subagents may nest at most %d deep", s.agent.cfg.MaxSubagentDepth)
 	}
+	kind := s.subagentKindOf(in.SubagentType)
 	agentID := "agent-" + parentCallID
 	path := sessionlog.SubagentPath(s.agent.cfg.StateDir, s.id, agentID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -52,11 +53,12 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 		mu       sync.Mutex
 		progress strings.Builder
 	)
-	system := s.systemPrompt(subagentPrompt)
+	system := s.systemPrompt(kind.prompt)
 	var history []llm.Message
 	child := &runner{
-		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, logPath: path,
-		toolsNow: func() []tools.Tool { return s.toolsFor(depth) }, system: system, stopEvent: hooks.SubagentStop,
+		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, logPath: path, parentCallID: parentCallID,
+		agentType: agentType, model: kind.model,
+		toolsNow: func() []tools.Tool { return kind.tools(s.toolsFor(depth)) }, system: system, stopEvent: hooks.SubagentStop,
 		emitText: func(ctx context.Context, t string) {
 			mu.Lock()
 			progress.WriteString(t)

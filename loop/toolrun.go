@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,6 +52,8 @@ type toolEvent struct {
 	Input      json.RawMessage        `json:"input,omitempty"`
 	Locations  []acp.ToolCallLocation `json:"locations,omitempty"`
 	AgentID    string                 `json:"agentId,omitempty"`
+	// Quiet calls had no card (TodoWrite shows its plan instead).
+	Quiet bool `json:"quiet,omitempty"`
 }
 
 type toolResultEvent struct {
@@ -80,8 +83,12 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		ev.Kind = acp.ToolKind(tool.Kind())
 		ev.Locations = convertLocations(desc.Locations)
 	}
+	if desc.Quiet {
+		r.markQuiet(use.ID)
+		ev.Quiet = true
+	}
 	r.record(toolCallEvent{ev})
-	s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input), Content: detailContent(desc)})
+	r.notifyTool(ctx, use.ID, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input), Content: detailContent(desc)})
 
 	fail := func(msg string) llm.Block {
 		r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
@@ -117,7 +124,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		// actually run: a hook that rewrote the command rewrites the title.
 		desc = tool.Describe(env, input)
 		desc.Title = firstNonEmpty(desc.Title, use.Name)
-		s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: input, Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
+		r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: input, Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
 	}
 	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
 	r.record(permissionEvent{verdict})
@@ -128,7 +135,29 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		input = verdict.UpdatedInput
 	}
 
+	labelTerminals(env, func(id string) {
+		// Zed labels a terminal with the terminal/create command (`bash -c
+		// …`) until an execute call's title changes while the terminal is
+		// in its content (acp_thread ToolCall::update_fields calls
+		// update_command_label), so the title is sent once more after the
+		// terminal is embedded.
+		r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title})
+	})
 	return r.execute(ctx, tool, env, use, input, pre.AdditionalContext)
+}
+
+// labelTerminals calls label after env.Progress has embedded a terminal.
+func labelTerminals(env *tools.Env, label func(terminalID string)) {
+	progress := env.Progress
+	if progress == nil {
+		return
+	}
+	env.Progress = func(res tools.Result) {
+		progress(res)
+		if res.TerminalID != "" {
+			label(res.TerminalID)
+		}
+	}
 }
 
 // execute runs an allowed call and the PostToolUse (or
@@ -137,7 +166,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 // feedback and context (extraContext comes from PreToolUse).
 func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, use llm.Block, input json.RawMessage, extraContext []string) llm.Block {
 	s := r.s
-	s.notify(ctx, acp.ToolCallUpdate{ToolCallID: use.ID, Status: acp.ToolStatusInProgress})
+	r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Status: acp.ToolStatusInProgress})
 	started := time.Now()
 	res := tool.Run(withToolCall(ctx, use.ID), env, input)
 	took := time.Since(started)
@@ -173,14 +202,89 @@ func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, u
 }
 
 // finishTool sends the final tool_call_update and logs the result.
+//
+// A command that ran in an editor terminal has released it by now, and
+// its id is invalid after terminal/release: Zed drops a whole update whose
+// content names a terminal it no longer has ("Terminal with id … not
+// found"). So the final update leaves content out, and the card keeps the
+// embedded terminal, which Zed and the spec keep displaying after release;
+// the log keeps the output as text, which is what session/load replays.
 func (r *runner) finishTool(ctx context.Context, id string, res tools.Result, from hooks.Event) {
 	status := acp.ToolStatusCompleted
 	if res.IsError {
 		status = acp.ToolStatusFailed
 	}
 	content := resultContent(res)
-	r.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: content, ResultFrom: from}})
-	r.s.notify(ctx, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
+	logged := content
+	if res.TerminalID != "" {
+		content, logged = nil, []acp.ToolCallContent{terminalOutputText(res.Text)}
+	}
+	r.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: logged, ResultFrom: from}})
+	r.notifyTool(ctx, id, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
+}
+
+// terminalOutputText is a released terminal's output as card text.
+func terminalOutputText(output string) acp.ToolCallContent {
+	return acp.ContentText(tools.Fenced(output, ""))
+}
+
+// replayContent is what session/load shows of a logged result: a
+// terminal (which belonged to the process that logged it) becomes the
+// output it showed.
+func replayContent(t toolResultEvent) []acp.ToolCallContent {
+	out := make([]acp.ToolCallContent, 0, len(t.Content))
+	for _, c := range t.Content {
+		if c.Type == "terminal" {
+			c = terminalOutputText(t.Output)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// markQuiet notes a call whose card is what it publishes (TodoWrite: the
+// plan), so no tool_call card is sent for it.
+func (r *runner) markQuiet(id string) {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.quiet == nil {
+		r.quiet = map[string]bool{}
+	}
+	r.quiet[id] = true
+}
+
+// notifyTool sends one of a tool call's updates: none for a quiet call,
+// and in a subagent marked with the Task call it belongs to.
+//
+// Zed nests a subagent only when the Task call's _meta carries
+// subagent_session_info naming a session it can open with session/load
+// (acp_thread's SUBAGENT_SESSION_INFO_META_KEY; agent_ui's
+// load_subagent_session); it reads no parent id from a call. cordis's
+// subagents are not sessions of their own, so each of their calls says
+// which Task call it belongs to in _meta.parentToolCallId (claude-agent-acp
+// names the same edge parentToolUseId): clients that group by it nest
+// them, and Zed shows them in order right after the Task card.
+func (r *runner) notifyTool(ctx context.Context, id string, u acp.SessionUpdate) {
+	r.s.mu.Lock()
+	quiet := r.quiet[id]
+	r.s.mu.Unlock()
+	if quiet {
+		return
+	}
+	if r.parentCallID != "" {
+		meta := acp.Meta{"parentToolCallId": r.parentCallID}
+		switch u := u.(type) {
+		case acp.ToolCall:
+			u.Meta = meta
+			r.s.notify(ctx, u)
+			return
+		case acp.ToolCallUpdate:
+			u.Meta = meta
+			r.s.notify(ctx, u)
+			return
+		}
+	}
+	r.s.notify(ctx, u)
 }
 
 // detailContent is a pending call's card content: the tool's Detail (Bash:
@@ -200,8 +304,8 @@ func resultContent(res tools.Result) []acp.ToolCallContent {
 	if res.TerminalID != "" {
 		out = append(out, acp.TerminalContent(res.TerminalID))
 	}
-	if len(out) == 0 && res.Text != "" {
-		out = append(out, acp.ContentText(res.Text))
+	if len(out) == 0 && cmp.Or(res.Display, res.Text) != "" {
+		out = append(out, acp.ContentText(cmp.Or(res.Display, res.Text)))
 	}
 	if len(out) > 0 && res.IsError && len(res.Diffs) > 0 {
 		out = append(out, acp.ContentText(res.Text))
@@ -212,12 +316,17 @@ func resultContent(res tools.Result) []acp.ToolCallContent {
 	return out
 }
 
+// convertLocations turns the tools' 1-based lines into what the editor
+// follows. Zed reads ToolCallLocation.line as a 0-based row (acp_thread
+// ToolCall::resolve_location builds Point::new(line, …), rows counting
+// from 0), as claude-agent-acp sends it, so line N goes out as N-1: the
+// editor lands on the line the tool touched.
 func convertLocations(ls []tools.Location) []acp.ToolCallLocation {
 	var out []acp.ToolCallLocation
 	for _, l := range ls {
 		loc := acp.ToolCallLocation{Path: l.Path}
 		if l.Line > 0 {
-			line := l.Line
+			line := l.Line - 1
 			loc.Line = &line
 		}
 		out = append(out, loc)

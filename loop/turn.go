@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,8 +24,10 @@ type runner struct {
 	turnID  string
 	depth   int    // 0 for the main agent
 	agentID string // subagent id, "" for the main agent
-	history *[]llm.Message
-	log     *sessionlog.Writer
+	// agentType is the subagent's type, for its hooks ("" for the main agent).
+	agentType string
+	history   *[]llm.Message
+	log       *sessionlog.Writer
 	// logPath is the subagent's own log ("" for the main agent, whose
 	// log is the session's).
 	logPath string
@@ -50,19 +53,20 @@ type runner struct {
 	stopReason string
 	// failure is the model error that ended the turn (outcome failed).
 	failure error
+	// parentCallID is the Task call a subagent runs for ("" for the main
+	// agent); its tool calls carry it in _meta.
+	parentCallID string
+	// messageID names the chunks of the model response being streamed.
+	messageID string
+	// quiet holds the calls that send no card (guarded by s.mu).
+	quiet map[string]bool
 }
 
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
 	system := s.systemPrompt(firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt))
-	return &runner{
+	r := &runner{
 		s: s, turnID: turnID, history: &s.history, log: s.log, system: system, model: opts.model,
-		toolsNow: func() []tools.Tool { return filterTools(s.toolsFor(0), opts) },
-		emitText: func(ctx context.Context, t string) {
-			s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t)})
-		},
-		emitThought: func(ctx context.Context, t string) {
-			s.notify(ctx, acp.AgentThoughtChunk{Content: acp.TextBlock(t)})
-		},
+		toolsNow: func() []tools.Tool { return s.toolsFor(0) },
 		takeContext: func() []string {
 			s.mu.Lock()
 			defer s.mu.Unlock()
@@ -72,17 +76,20 @@ func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
 		},
 		stopEvent: hooks.Stop,
 	}
+	// The chunks of one model response share a messageId, so an editor
+	// keeps them together as one message and starts a new one with the
+	// next response (ACP prompt-turn: "a new id starts a new message").
+	r.emitText = func(ctx context.Context, t string) {
+		s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock(t), MessageID: r.messageID})
+	}
+	r.emitThought = func(ctx context.Context, t string) {
+		s.notify(ctx, acp.AgentThoughtChunk{Content: acp.TextBlock(t), MessageID: r.messageID})
+	}
+	return r
 }
 
-func filterTools(ts []tools.Tool, opts turnOptions) []tools.Tool {
-	var out []tools.Tool
-	for _, t := range ts {
-		if opts.allows(t.Name()) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+// newMessageID is an opaque id for one message's chunks.
+func newMessageID() string { return "msg_" + rand.Text() }
 
 func environmentPrompt(cwd string, roots []string) string {
 	return fmt.Sprintf("Environment:\n- Working directory: %s\n- Directories you may access: %s", cwd, strings.Join(roots, ", "))
@@ -91,12 +98,19 @@ func environmentPrompt(cwd string, roots []string) string {
 func (s *Session) toolsFor(depth int) []tools.Tool {
 	var out []tools.Tool
 	for _, t := range s.agent.cfg.Tools {
-		if t.Name() == "Task" && depth >= s.agent.cfg.MaxSubagentDepth {
+		if t.Name() == "Agent" && depth >= s.agent.cfg.MaxSubagentDepth {
 			continue
 		}
 		out = append(out, t)
 	}
-	return append(out, s.mcpTools()...)
+	s.mu.Lock()
+	planning := s.mode == ModePlan
+	s.mu.Unlock()
+	if planning && depth == 0 {
+		// Offered in plan mode only, as Claude Code does: the way out.
+		out = append(out, tools.ExitPlanMode())
+	}
+	return append(s.sessionTools(out), s.mcpTools()...)
 }
 
 func (r *runner) record(ev logEvent) { r.recordRaw(ev.logType(), ev) }
@@ -259,6 +273,9 @@ func (r *runner) runStopHook(ctx context.Context, active bool) hooks.Decision {
 // StopTurn decision marks the turn to end at the next check.
 func (r *runner) hook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	in.TurnID, in.AgentID, in.Record = r.turnID, r.agentID, r.recordRaw
+	if in.AgentType == "" {
+		in.AgentType = r.agentType
+	}
 	in.AgentLogPath = r.logPath
 	if in.Model == "" {
 		in.Model = r.model
@@ -379,7 +396,7 @@ func (r *runner) refuseCutOff(ctx context.Context, use llm.Block) llm.Block {
 		ev.Kind = acp.ToolKind(t.Kind())
 	}
 	r.record(toolCallEvent{ev})
-	r.s.notify(ctx, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, RawInput: rawOrEmpty(nil)})
+	r.notifyTool(ctx, use.ID, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, RawInput: rawOrEmpty(nil)})
 	r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
 	return toolResult(use.ID, msg, true)
 }
@@ -423,6 +440,7 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 		toolNames[i] = t.Name
 	}
 	r.record(modelRequestEvent{Model: model, Messages: len(msgs), Tools: toolNames})
+	r.messageID = newMessageID()
 	var text strings.Builder
 	streamed := newTextBatch(func(t string) { r.record(streamTextEvent{Text: t}) })
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(d llm.Delta) {

@@ -18,6 +18,8 @@ type usageMeter struct {
 	mu            sync.Mutex
 	totals        hooks.Totals
 	contextTokens int
+	// tokens sums every response's usage by kind, for the turns' usage.
+	tokens llm.Usage
 }
 
 // add counts one response of model.
@@ -26,6 +28,10 @@ func (m *usageMeter) add(u llm.Usage, model string) hooks.Totals {
 	defer m.mu.Unlock()
 	first := m.totals.Requests == 0
 	m.totals.Requests++
+	m.tokens.InputTokens += u.InputTokens
+	m.tokens.OutputTokens += u.OutputTokens
+	m.tokens.CacheCreationInputTokens += u.CacheCreationInputTokens
+	m.tokens.CacheReadInputTokens += u.CacheReadInputTokens
 	m.totals.Tokens += int64(u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
 	if p, ok := priceOf(model); ok {
 		m.totals.CostUSD += p.cost(u)
@@ -63,9 +69,44 @@ func (s *Session) reportUsage(ctx context.Context, u llm.Usage, model string) {
 func (s *Session) bill(ctx context.Context, u llm.Usage, model string, contextTokens int) {
 	totals := s.usage.add(u, model)
 	s.usage.setContext(contextTokens)
+	s.notify(ctx, s.usageUpdate(totals, contextTokens))
+}
+
+// usageUpdate is the usage_update for the session's totals and the
+// context now used.
+func (s *Session) usageUpdate(totals hooks.Totals, contextTokens int) acp.UsageUpdate {
 	up := acp.UsageUpdate{Used: int64(contextTokens), Size: int64(s.agent.cfg.ContextWindow)}
 	if totals.CostKnown {
 		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
 	}
-	s.notify(ctx, up)
+	return up
+}
+
+// tokensByKind is every response's usage so far, summed by kind.
+func (m *usageMeter) tokensByKind() llm.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tokens
+}
+
+// turnUsage is what a turn spent: the usage since before, the meter's
+// tokensByKind when the turn started; nil when the turn made no model
+// call (a slash command).
+func turnUsage(before, after llm.Usage) *acp.Usage {
+	d := llm.Usage{
+		InputTokens:              after.InputTokens - before.InputTokens,
+		OutputTokens:             after.OutputTokens - before.OutputTokens,
+		CacheCreationInputTokens: after.CacheCreationInputTokens - before.CacheCreationInputTokens,
+		CacheReadInputTokens:     after.CacheReadInputTokens - before.CacheReadInputTokens,
+	}
+	if d == (llm.Usage{}) {
+		return nil
+	}
+	return &acp.Usage{
+		TotalTokens:       int64(d.ContextTokens()),
+		InputTokens:       int64(d.InputTokens),
+		OutputTokens:      int64(d.OutputTokens),
+		CachedReadTokens:  int64(d.CacheReadInputTokens),
+		CachedWriteTokens: int64(d.CacheCreationInputTokens),
+	}
 }

@@ -97,6 +97,9 @@ const (
 	TypeCompaction = "context/compaction"
 	// TypeTruncate records the history cut back to its first messages.
 	TypeTruncate = "context/truncate"
+	// TypeSessionTitle sets the thread's title (generated after the first
+	// turn, or /rename). Data: title.
+	TypeSessionTitle = "session/title"
 )
 
 // errUnsupportedVersion marks an event written by a newer cordis.

@@ -93,6 +93,9 @@ func (r *Request) Reply(result any, err error) {
 		rpcErr := &jsonrpc2.Error{Code: acp.CodeInternalError, Message: err.Error()}
 		if ae := (*acp.Error)(nil); errors.As(err, &ae) {
 			rpcErr.Code, rpcErr.Message = ae.Code, ae.Message
+			if ae.Data != nil {
+				rpcErr.SetError(ae.Data) // an editor's details, as Zed sends them
+			}
 		}
 		r.conn.ReplyWithError(r.ctx, r.id, rpcErr)
 	})

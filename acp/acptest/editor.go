@@ -38,6 +38,8 @@ type Editor struct {
 	mu      sync.Mutex
 	updates []acp.SessionNotification
 	calls   []Call
+	// onUpdate checks each session/update as it arrives (ServeLikeZed).
+	onUpdate func(acp.SessionNotification)
 
 	// Handlers for the agent's reverse calls, unless Options.Serve is
 	// set. nil handlers answer -32601. They run on their own goroutine,
@@ -213,7 +215,11 @@ func (e *Editor) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			}
 			e.mu.Lock()
 			e.updates = append(e.updates, n)
+			check := e.onUpdate
 			e.mu.Unlock()
+			if check != nil {
+				check(n)
+			}
 		}
 		return
 	}

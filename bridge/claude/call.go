@@ -1,7 +1,10 @@
 package claude
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/hookproc"
@@ -22,7 +25,7 @@ type call struct {
 
 // Prepare brings the session's transcripts up to date, renders the
 // event's input and, on SessionStart, creates the CLAUDE_ENV_FILE scratch
-// file (whose exports cordis does not apply).
+// file, whose content becomes the decision's ShellEnv.
 func (d *dialect) Prepare(in *hooks.Input, _ []handler, _ bool) (engine.Call[handler], error) {
 	paths := d.syncTranscripts(in)
 	c := &call{d: d, in: in, stdin: renderInput(in, paths), env: []string{"CLAUDE_PROJECT_DIR=" + in.Cwd}}
@@ -90,14 +93,42 @@ func (c *call) Refuse(reason string) {
 	c.verdicts[len(c.verdicts)-1].setPermission(rankDeny, reason)
 }
 
-func (c *call) Decision() hooks.Decision { return merge(c.verdicts) }
+// maxEnvFile caps what SessionStart hooks may leave in CLAUDE_ENV_FILE.
+const maxEnvFile = 256 << 10
+
+// Decision merges the verdicts; on SessionStart what the hooks wrote to
+// CLAUDE_ENV_FILE is handed on as ShellEnv, which the loop runs before
+// every later Bash command of the session, as Claude Code does.
+func (c *call) Decision() hooks.Decision {
+	d := merge(c.verdicts)
+	if c.envFile == "" {
+		return d
+	}
+	data, err := readEnvFile(c.envFile)
+	switch {
+	case err != nil:
+		c.d.log.Warn("claude hooks: CLAUDE_ENV_FILE not applied", "error", err)
+	case strings.TrimSpace(string(data)) != "":
+		d.ShellEnv = append(d.ShellEnv, string(data))
+	}
+	return d
+}
+
+func readEnvFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEnvFile+1))
+	if err == nil && len(data) > maxEnvFile {
+		err = fmt.Errorf("it holds more than %d bytes", maxEnvFile)
+	}
+	return data, err
+}
 
 func (c *call) Close() {
-	if c.envFile == "" {
-		return
+	if c.envFile != "" {
+		os.Remove(c.envFile)
 	}
-	if info, err := os.Stat(c.envFile); err == nil && info.Size() > 0 {
-		c.d.log.Warn("claude hooks: a SessionStart hook wrote to CLAUDE_ENV_FILE; cordis does not apply those variables to later commands", "bytes", info.Size())
-	}
-	os.Remove(c.envFile)
 }

@@ -325,6 +325,10 @@ func TestEnvAndCwd(t *testing.T) {
 	if diff := cmp.Diff([]string{want}, d.AdditionalContext); diff != "" {
 		t.Fatal(diff)
 	}
+	// What the hook wrote to CLAUDE_ENV_FILE reaches later Bash commands.
+	if diff := cmp.Diff([]string{"export A=1\n"}, d.ShellEnv); diff != "" {
+		t.Fatalf("ShellEnv (-want +got):\n%s", diff)
+	}
 	b = bridgeWith(t, hooks.UserPromptSubmit, cmd(`cat >/dev/null; printf '%s' "$CORDIS_TEST_INHERITED"`))
 	d, _ = b.Run(context.Background(), inputFor(hooks.UserPromptSubmit, cwd))
 	if diff := cmp.Diff([]string{"yes"}, d.AdditionalContext); diff != "" {

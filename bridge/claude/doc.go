@@ -47,7 +47,8 @@
 // with "shell": "bash"; the exec form with "args" runs no shell) in the
 // session's cwd, each in its own process group, with the event's JSON on
 // stdin, CLAUDE_PROJECT_DIR set to the session cwd (and CLAUDE_ENV_FILE on
-// SessionStart, a scratch file whose exports cordis does not apply), and
+// SessionStart, a scratch file whose content becomes Decision.ShellEnv:
+// the loop runs it before every later Bash command), and
 // identical commands run once. Timeouts: the hook's own (seconds), else
 // 600 s, UserPromptSubmit 30 s, SessionEnd 1.5 s (at most 60 s). A timeout
 // or cancellation kills the group. See bridge/internal/hookproc.

@@ -51,7 +51,16 @@ func isExactList(s string) bool {
 	return true
 }
 
+// match tests v; the subagent tool matches under both its names, since
+// Claude Code renamed Task to Agent and still accepts Task in matchers.
 func (m matcher) match(v string) bool {
+	if v == "Agent" && m.matchOne("Task") {
+		return true
+	}
+	return m.matchOne(v)
+}
+
+func (m matcher) matchOne(v string) bool {
 	switch {
 	case m.all:
 		return true

@@ -34,6 +34,10 @@ func TestMatcher(t *testing.T) {
 		{"mcp__.*__write.*", "mcp__fs__write_file", true},
 		{"startup|resume", "resume", true},
 		{"auto", "manual", false},
+		{"Task", "Agent", true}, // Claude Code's old name of the subagent tool
+		{"Agent", "Agent", true},
+		{"Task|Bash", "Agent", true},
+		{"Task", "TaskOutput", false},
 	}
 	for _, tt := range tests {
 		m, err := compileMatcher(tt.matcher)

@@ -21,7 +21,7 @@ func assembleYAML(t *testing.T, yml string) (*hooks.Pipeline, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	out, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil, credentialFile{})
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func hookNames(p *hooks.Pipeline) map[string]bool {
 func TestBuiltinHooksWiring(t *testing.T) {
 	// The embedded default and a config without the entry run the same
 	// built-ins.
-	out, err := assemble(builtinDefault(), t.TempDir(), slog.New(slog.DiscardHandler), nil)
+	out, err := assemble(builtinDefault(), t.TempDir(), slog.New(slog.DiscardHandler), nil, credentialFile{})
 	if err != nil {
 		t.Fatal(err)
 	}

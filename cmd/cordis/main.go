@@ -31,6 +31,10 @@ Usage:
                           trust the project's cordis.yml and hook files
   cordis hooks trust|list [--cwd DIR]
                           trust or list project hook files
+  cordis login [--config PATH]
+                          store the model API key for cordis (asked on the
+                          terminal, kept 0600 in <user config dir>/cordis/credentials)
+  cordis logout           remove the stored keys
   cordis schema           print the JSON Schema of cordis.yml
   cordis version          print the version
   cordis help             show this help
@@ -106,14 +110,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return runHooks(rest, stdout, stderr)
 	case "trust":
 		return runTrust(rest, stdout)
-	case "acp":
+	case "login", "logout":
 		f, err := parseFlags(cmd, rest, stderr)
 		if err != nil {
 			return err
 		}
+		if cmd == "logout" {
+			return runLogout(f, stdout)
+		}
+		return runLogin(f, stdin, stdout, stderr)
+	case "acp":
+		// A client runs the terminal auth method as the agent's own
+		// command with "login" appended.
+		login := len(rest) > 0 && rest[len(rest)-1] == "login"
+		if login {
+			rest = rest[:len(rest)-1]
+		}
+		f, err := parseFlags(cmd, rest, stderr)
+		if err != nil {
+			return err
+		}
+		if login {
+			return runLogin(f, stdin, stdout, stderr)
+		}
 		return serveACP(f, stdin, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q (valid: acp, trust, hooks, schema, version, help)", cmd)
+	return fmt.Errorf("unknown command %q (valid: acp, login, logout, trust, hooks, schema, version, help)", cmd)
 }
 
 func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -126,16 +148,22 @@ func serveACP(f *flags, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeLog()
-	// The configuration is loaded before the server reads: a broken one
-	// ends cordis before it answers anything. Nothing else is set up
-	// before the first answer (see acp.Options.Started).
+	// The configuration is loaded before the server reads. A broken one
+	// does not end cordis: an editor shows a dead agent as a crash, so
+	// cordis answers initialize and refuses sessions with the error
+	// (file, line, field). Nothing else is set up before the first
+	// answer (see acp.Options.Started).
 	stateDir, err := resolveStateDir(f.stateDir)
 	if err != nil {
 		return err
 	}
-	cfg, keyEnv, err := loadAgentConfig(f.config, stateDir, logger)
+	cfg, keyEnv, err := loadAgentConfig(f, stateDir, logger)
 	if err != nil {
-		return err
+		logger.Error("configuration", "error", err)
+		cfg, keyEnv = &loop.Config{StateDir: stateDir, ConfigError: err}, []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
+		for _, name := range keyEnv {
+			secrets.Register(name, os.Getenv(name))
+		}
 	}
 	// Children must not read the keys out of cordis's own /proc entries
 	// (internal/hardening); failing to harden is logged, not fatal, since

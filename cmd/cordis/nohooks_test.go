@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestMissingHookFilesChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		state := t.TempDir()
-		lc, err := assemble(cfg, state, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+		lc, err := assemble(cfg, state, slog.New(slog.NewTextHandler(io.Discard, nil)), nil, credentialFile{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,8 +59,10 @@ func TestMissingHookFilesChangeNothing(t *testing.T) {
 			t.Fatalf("prompt = %q, %v", stop, err)
 		}
 		e.Close()
+		// Message ids are random per response.
+		msgIDs := regexp.MustCompile(`"messageId":"msg_[A-Z0-9]+"`)
 		for _, f := range e.Frames() {
-			frames = append(frames, strings.ReplaceAll(string(f), sid, "SID"))
+			frames = append(frames, msgIDs.ReplaceAllString(strings.ReplaceAll(string(f), sid, "SID"), `"messageId":"MSG"`))
 		}
 		data, err := os.ReadFile(filepath.Join(state, "sessions", sid+".jsonl"))
 		if err != nil {
@@ -97,13 +100,13 @@ func TestAgentDurationsAreChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	_, err = assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil, credentialFile{})
 	if err == nil || !strings.Contains(err.Error(), `mcpCallTimeout: want a positive duration like 30s, got "soon"`) {
 		t.Fatalf("err = %v", err)
 	}
 	text = strings.Replace(text, "soon", "45s", 1)
 	cfg, _ = config.Parse([]byte(text), "test.yml", newRegistry(), os.Getenv)
-	lc, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	lc, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil, credentialFile{})
 	if err != nil || lc.MCP.CallTimeout != 45*time.Second {
 		t.Fatalf("assemble = %v, call timeout %v", err, lc.MCP.CallTimeout)
 	}

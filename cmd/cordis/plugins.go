@@ -78,10 +78,10 @@ func newRegistry() *config.Registry {
 // cordis.yml over it (project_config.go), and builds the loop's Config from
 // the plugins. keyEnv names the variables that hold the enabled providers'
 // keys.
-func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (_ *loop.Config, keyEnv []string, _ error) {
+func loadAgentConfig(f *flags, stateDir string, logger *slog.Logger) (_ *loop.Config, keyEnv []string, _ error) {
 	cwd, _ := os.Getwd()
 	userDir, _ := os.UserConfigDir()
-	path, found := config.Locate(flagPath, os.Getenv, cwd, userDir)
+	path, found := config.Locate(f.config, os.Getenv, cwd, userDir)
 	reg := newRegistry()
 	cfg := builtinDefault()
 	if found {
@@ -97,11 +97,34 @@ func loadAgentConfig(flagPath, stateDir string, logger *slog.Logger) (_ *loop.Co
 	if n := project.Notice(); n != "" {
 		logger.Warn("project config", "notice", n)
 	}
-	out, err := assemble(cfg, stateDir, logger, project)
+	creds, credsErr := userCredentials()
+	out, err := assemble(cfg, stateDir, logger, project, creds)
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, providerKeyEnv(cfg), nil
+	keyEnv = providerKeyEnv(cfg)
+	if len(keyEnv) > 0 {
+		out.KeyEnv = keyEnv[0]
+	}
+	if credsErr == nil {
+		out.Login = loginMethod(f, creds, keyEnv)
+	}
+	return out, keyEnv, nil
+}
+
+// loginMethod is `cordis login` as the editor runs it in a terminal: this
+// binary, with the config the agent was started with.
+func loginMethod(f *flags, creds credentialFile, keyEnv []string) *loop.LoginMethod {
+	exe, err := os.Executable()
+	if err != nil || len(keyEnv) == 0 {
+		return nil
+	}
+	args := []string{"login"}
+	if f.config != "" {
+		abs, _ := filepath.Abs(f.config)
+		args = append(args, "--config", abs)
+	}
+	return &loop.LoginMethod{Command: exe, Args: args, Logout: func() error { return creds.remove(keyEnv...) }}
 }
 
 // providerKeyEnv names the variables holding the keys of the enabled
@@ -119,7 +142,7 @@ func providerKeyEnv(cfg *config.Config) []string {
 	return names
 }
 
-func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project *projectOverlay) (*loop.Config, error) {
+func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project *projectOverlay, creds credentialFile) (*loop.Config, error) {
 	// The pipeline of every hook plugin (built-ins, bridges).
 	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	// What subprocesses inherit: never a provider key, unless the user's
@@ -127,8 +150,11 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	// bridges take it.
 	envPolicy := subproc.NewEnvPolicy(providerKeyEnv(cfg), exposedEnv(cfg))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe, EnvPolicy: envPolicy}
+	// Keys come from the environment or cordis's credential file (read
+	// on each use, and registered for scrubbing when read).
+	getenv := keyGetenv(creds, providerKeyEnv(cfg))
 	for _, name := range providerKeyEnv(cfg) {
-		secrets.Register(name, os.Getenv(name))
+		secrets.Register(name, getenv(name))
 	}
 	// Plugins register on a batch that joins the pipeline in one change.
 	batch := &hooks.Batch{}
@@ -176,7 +202,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 				*d.into = v
 			}
 		case *anthropic.Config:
-			prov, err := anthropic.New(*c, anthropic.WithLogger(logger))
+			prov, err := anthropic.New(*c, anthropic.WithLogger(logger), anthropic.WithGetenv(getenv))
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
@@ -191,7 +217,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 			out.Provider, out.Model, out.MaxTokens = prov, prov.Model(), prov.MaxTokens()
 			providers = append(providers, p.ID)
 		case *openai.Config:
-			prov, err := openai.New(*c, openai.WithLogger(logger))
+			prov, err := openai.New(*c, openai.WithLogger(logger), openai.WithGetenv(getenv))
 			if err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}

@@ -33,7 +33,7 @@ const (
 	specNone    specKind = iota // any call of the tool
 	specCommand                 // Bash: a command pattern
 	specPath                    // a path pattern
-	specExact                   // Task: the subagent type
+	specExact                   // Agent (Task): the subagent type
 	specDomain                  // WebFetch: domain:host or domain:*.host
 )
 
@@ -45,6 +45,10 @@ func Parse(text, anchor string) (Rule, error) {
 	name, spec, hasSpec := strings.Cut(t, "(")
 	name = strings.TrimSpace(name)
 	r := Rule{Text: t, tools: []string{name}, anchor: anchor}
+	if name == "Agent" || name == "Task" {
+		// Claude Code renamed Task to Agent (2.1.63) and accepts both names.
+		r.tools = []string{"Agent", "Task"}
+	}
 	if server, ok := mcpServerRule(name); ok && !hasSpec {
 		r.tools, r.toolPrefix = nil, server
 		return r, nil
@@ -72,7 +76,7 @@ func Parse(text, anchor string) (Rule, error) {
 		r.kind, r.tools = specPath, []string{"Edit", "Write", "NotebookEdit"}
 	case "Write", "Glob", "Grep", "NotebookEdit":
 		r.kind = specPath
-	case "Task":
+	case "Agent", "Task":
 		r.kind = specExact
 	case "WebFetch":
 		host, ok := strings.CutPrefix(spec, "domain:")
@@ -81,7 +85,7 @@ func Parse(text, anchor string) (Rule, error) {
 		}
 		r.kind, r.spec = specDomain, strings.ToLower(strings.TrimSpace(host))
 	default:
-		return Rule{}, fmt.Errorf("rule %q: %s takes no specifier (specifiers exist for Bash, Read, Edit, Write, NotebookEdit, Glob, Grep, Task and WebFetch)", text, name)
+		return Rule{}, fmt.Errorf("rule %q: %s takes no specifier (specifiers exist for Bash, Read, Edit, Write, NotebookEdit, Glob, Grep, Agent (or Task) and WebFetch)", text, name)
 	}
 	if r.kind == specPath {
 		if _, err := path.Match(strings.ReplaceAll(spec, "**", "*"), ""); err != nil {
@@ -167,7 +171,7 @@ func NewCall(tool string, input json.RawMessage, cwd string) Call {
 		c.Path = absPath(fields.NotebookPath, cwd)
 	case "Glob", "Grep":
 		c.Path = absPath(fields.Path, cwd)
-	case "Task":
+	case "Agent", "Task":
 		c.Exact = fields.SubagentType
 	case "WebFetch":
 		c.Host = urlHost(fields.URL)

@@ -66,8 +66,9 @@ func (t Trust) SaveAllow(projectDir, rule string) error {
 	return t.Record(path, rule)
 }
 
-// Discover lists the allow rules of dir's project settings files as
-// entries `cordis hooks trust` trusts and `cordis hooks list` shows.
+// Discover lists the allow rules of dir's project settings files, and the
+// allowed-tools of its project commands and skills, as entries `cordis
+// hooks trust` trusts and `cordis hooks list` shows.
 func Discover(dir string) []trust.Discovered {
 	var out []trust.Discovered
 	for _, rel := range []string{SharedSettings, LocalSettings} {
@@ -95,7 +96,7 @@ func Discover(dir string) []trust.Discovered {
 			out = append(out, d)
 		}
 	}
-	return out
+	return append(out, discoverFrontmatter(dir)...)
 }
 
 // readSettingsPath reads the permissions of a project settings file given

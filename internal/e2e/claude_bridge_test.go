@@ -147,8 +147,10 @@ func TestClaudeBridgeMissingFileChangesNothing(t *testing.T) {
 		h.Prompt(sid, "x")
 		var out []string
 		ids := regexp.MustCompile(regexp.QuoteMeta(sid))
+		// Message ids are random per response.
+		msgIDs := regexp.MustCompile(`"messageId":"msg_[A-Z0-9]+"`)
 		for _, f := range h.Editor.Frames() {
-			out = append(out, ids.ReplaceAllString(string(f), "SESSION"))
+			out = append(out, msgIDs.ReplaceAllString(ids.ReplaceAllString(string(f), "SESSION"), `"messageId":"MSG"`))
 		}
 		return out
 	}

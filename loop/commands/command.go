@@ -47,11 +47,16 @@ type Local struct {
 type Prompt struct {
 	Spec
 	Template string
-	// AllowedTools restricts the tools of the turn it starts (Claude's
-	// `allowed-tools` frontmatter); empty means no restriction.
+	// AllowedTools are Claude permission rules (`allowed-tools`
+	// frontmatter) pre-approved for the turn it starts; every other tool
+	// stays offered and asks as usual.
 	AllowedTools []string
 	// Model overrides the model for that turn ("" keeps the session's).
 	Model string
+	// Fork runs the expanded prompt in a subagent (`context: fork`), of
+	// type Agent ("" for general-purpose), whose report answers the turn.
+	Fork  bool
+	Agent string
 }
 
 func (c *Local) spec() *Spec  { return &c.Spec }

@@ -20,6 +20,8 @@ func (s *Set) With(extra []Command) *Set {
 		byName:    maps.Clone(s.byName),
 		Warnings:  slices.Clip(s.Warnings),
 		Errors:    s.Errors,
+		Skills:    s.Skills,
+		Agents:    s.Agents,
 		signature: s.signature,
 	}
 	for _, c := range extra {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/confine"
 	"gopkg.in/yaml.v3"
 )
@@ -64,10 +65,14 @@ func (e LoadError) String() string { return e.Path + ": " + e.Err }
 
 // Set is the merged commands for one cwd.
 type Set struct {
-	commands  []Command          // sorted by name
-	byName    map[string]Command // names and aliases
-	Warnings  []string
-	Errors    []LoadError
+	commands []Command          // sorted by name
+	byName   map[string]Command // names and aliases
+	Warnings []string
+	Errors   []LoadError
+	// Skills and Agents are the Claude Code skills and custom subagents
+	// found for this cwd, sorted by name.
+	Skills    []Skill
+	Agents    []AgentDef
 	signature string
 }
 
@@ -75,7 +80,7 @@ type Set struct {
 // command file changed since it was built.
 func (r *Registry) Load(cwd string) *Set {
 	dirs := r.dirs(cwd)
-	sig := signature(dirs)
+	sig := signature(slices.Concat(dirs, r.skillDirs(cwd), r.agentDirs(cwd)))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s := r.cache[cwd]; s != nil && s.signature == sig {
@@ -143,6 +148,19 @@ func (r *Registry) build(cwd string, dirs []sourceDir) *Set {
 		layers = append(layers, cmds)
 		s.Errors = append(s.Errors, errs...)
 	}
+	var errs []LoadError
+	s.Skills, errs = loadSkills(r.skillDirs(cwd), cwd)
+	s.Errors = append(s.Errors, errs...)
+	s.Agents, errs = loadAgents(r.agentDirs(cwd), cwd)
+	s.Errors = append(s.Errors, errs...)
+	// A skill takes the name of a command file (Claude Code: the skill wins).
+	var skillCmds []Command
+	for _, sk := range s.Skills {
+		if sk.UserInvocable {
+			skillCmds = append(skillCmds, skillCommand(sk))
+		}
+	}
+	layers = append(layers, skillCmds)
 	if r.extra != nil {
 		layers = append([][]Command{r.extra(cwd)}, layers...)
 	}
@@ -270,20 +288,38 @@ type frontmatter struct {
 	ArgumentHint yaml.Node `yaml:"argument-hint"`
 	AllowedTools any       `yaml:"allowed-tools"`
 	Model        string    `yaml:"model"`
-	Aliases      []string
+	// Context "fork" runs the command in a subagent (of type Agent).
+	Context string `yaml:"context"`
+	Agent   string `yaml:"agent"`
+	Aliases []string
 }
 
 // loadDir loads every *.md below d.path; subdirectories namespace the
 // name with ':' (git/commit.md is /git:commit). A bad file is a LoadError;
-// the others still load. The user's own directories are trusted; the
-// project's are read through loadProjectDir.
+// the others still load.
 func loadDir(d sourceDir, cwd string) ([]Command, []LoadError) {
-	if d.source == SourceProject {
-		return loadProjectDir(d, cwd)
-	}
 	var cmds []Command
+	errs := walkMarkdown(d.path, d.source == SourceProject, cwd, func(p, rel string, read func() ([]byte, error)) error {
+		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":")
+		c, err := loadFile(p, name, d.source, read)
+		if err == nil {
+			cmds = append(cmds, c)
+		}
+		return err
+	})
+	return cmds, errs
+}
+
+// walkMarkdown calls visit for every *.md file below root (rel is its path
+// relative to root); an error visit returns is a LoadError for that file.
+// The user's own directories are trusted; the project's are read through
+// walkProject.
+func walkMarkdown(root string, project bool, cwd string, visit func(p, rel string, read func() ([]byte, error)) error) []LoadError {
+	if project {
+		return walkProject(root, cwd, visit)
+	}
 	var errs []LoadError
-	filepath.WalkDir(d.path, func(p string, e fs.DirEntry, err error) error {
+	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			if !os.IsNotExist(err) {
 				errs = append(errs, LoadError{p, err.Error()})
@@ -293,30 +329,25 @@ func loadDir(d sourceDir, cwd string) ([]Command, []LoadError) {
 		if e.IsDir() || !strings.HasSuffix(p, ".md") {
 			return nil
 		}
-		rel, _ := filepath.Rel(d.path, p)
-		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":")
-		c, lerr := loadFile(p, name, d.source, func() ([]byte, error) { return readCapped(p) })
-		if lerr != nil {
-			errs = append(errs, LoadError{p, lerr.Error()})
-			return nil
+		rel, _ := filepath.Rel(root, p)
+		if err := visit(p, rel, func() ([]byte, error) { return readCapped(p) }); err != nil {
+			errs = append(errs, LoadError{p, err.Error()})
 		}
-		cmds = append(cmds, c)
 		return nil
 	})
-	return cmds, errs
+	return errs
 }
 
-// loadProjectDir is loadDir for a command directory of the project, which
-// is untrusted: every directory and file is opened through cwd
+// walkProject is walkMarkdown for a directory of the project, which is
+// untrusted: every directory and file is opened through cwd
 // (internal/confine), so neither a link out of the project (a command
 // file linked to ~/.ssh/id_ed25519, a .claude linked to another tree) nor
 // a directory swapped for one while it is read is followed, and FIFOs are
 // refused rather than waited on. A link out is a LoadError that says where
 // it leads (shown by /doctor); links inside the project are followed.
-func loadProjectDir(d sourceDir, cwd string) ([]Command, []LoadError) {
+func walkProject(root, cwd string, visit func(p, rel string, read func() ([]byte, error)) error) []LoadError {
 	dirs := confine.New(cwd)
 	defer dirs.Close()
-	var cmds []Command
 	var errs []LoadError
 	refuse := func(p string, err error) {
 		var outside *confine.OutsideError
@@ -326,8 +357,8 @@ func loadProjectDir(d sourceDir, cwd string) ([]Command, []LoadError) {
 		}
 		errs = append(errs, LoadError{p, err.Error()})
 	}
-	var walk func(at confine.Path, abs, namePrefix string)
-	walk = func(at confine.Path, abs, namePrefix string) {
+	var walk func(at confine.Path, abs, rel string)
+	walk = func(at confine.Path, abs, rel string) {
 		entries, err := at.ReadDir()
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -338,7 +369,7 @@ func loadProjectDir(d sourceDir, cwd string) ([]Command, []LoadError) {
 		for _, e := range entries {
 			p := filepath.Join(abs, e.Name())
 			if e.IsDir() {
-				walk(at.Join(e.Name()), p, namePrefix+e.Name()+":")
+				walk(at.Join(e.Name()), p, filepath.Join(rel, e.Name()))
 				continue
 			}
 			if !strings.HasSuffix(e.Name(), ".md") {
@@ -352,22 +383,18 @@ func loadProjectDir(d sourceDir, cwd string) ([]Command, []LoadError) {
 					continue
 				}
 			}
-			name := namePrefix + strings.TrimSuffix(e.Name(), ".md")
-			c, err := loadFile(p, name, d.source, func() ([]byte, error) { return file.ReadFile(maxCommandFile) })
-			if err != nil {
+			if err := visit(p, filepath.Join(rel, e.Name()), func() ([]byte, error) { return file.ReadFile(maxCommandFile) }); err != nil {
 				refuse(p, err)
-				continue
 			}
-			cmds = append(cmds, c)
 		}
 	}
-	at, err := dirs.Locate(d.path)
+	at, err := dirs.Locate(root)
 	if err != nil {
-		refuse(d.path, err)
-		return nil, errs
+		refuse(root, err)
+		return errs
 	}
-	walk(at, d.path, "")
-	return cmds, errs
+	walk(at, root, "")
+	return errs
 }
 
 // readCapped reads a command file of the user's, refusing one larger
@@ -390,17 +417,10 @@ func loadFile(path, name string, source Source, read func() ([]byte, error)) (*P
 	if err != nil {
 		return nil, err
 	}
-	body := string(data)
 	var fm frontmatter
-	if rest, ok := bytes.CutPrefix(data, []byte("---\n")); ok {
-		head, tail, found := bytes.Cut(rest, []byte("\n---"))
-		if !found {
-			return nil, fmt.Errorf("frontmatter starts with --- but never ends")
-		}
-		if err := yaml.Unmarshal(head, &fm); err != nil {
-			return nil, fmt.Errorf("frontmatter: %v", err)
-		}
-		body = strings.TrimPrefix(strings.TrimPrefix(string(tail), "\r"), "\n")
+	body, err := splitFrontmatter(data, &fm)
+	if err != nil {
+		return nil, err
 	}
 	tools, err := toolList(fm.AllowedTools)
 	if err != nil {
@@ -415,7 +435,30 @@ func loadFile(path, name string, source Source, read func() ([]byte, error)) (*P
 		Template:     body,
 		AllowedTools: tools,
 		Model:        fm.Model,
+		Fork:         fm.Context == "fork",
+		Agent:        fm.Agent,
 	}, nil
+}
+
+// splitFrontmatter decodes the YAML header of a Markdown file (between
+// "---" lines) into fm and returns the body after it; a file without one
+// is all body.
+func splitFrontmatter(data []byte, fm any) (string, error) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
+	if !ok {
+		return string(data), nil
+	}
+	head, tail, found := bytes.Cut(rest, []byte("\n---"))
+	if !found {
+		if head, found = bytes.CutSuffix(rest, []byte("---")); !found {
+			return "", fmt.Errorf("frontmatter starts with --- but never ends")
+		}
+	}
+	if err := yaml.Unmarshal(head, fm); err != nil {
+		return "", fmt.Errorf("frontmatter: %v", err)
+	}
+	return strings.TrimPrefix(string(tail), "\n"), nil
 }
 
 func hintText(n *yaml.Node) string {
@@ -432,19 +475,14 @@ func hintText(n *yaml.Node) string {
 	return ""
 }
 
-// toolList accepts `allowed-tools` as a comma-separated string or a list.
+// toolList accepts `allowed-tools` as a string of rules separated by
+// commas or spaces (outside parentheses), or a list.
 func toolList(v any) ([]string, error) {
 	switch t := v.(type) {
 	case nil:
 		return nil, nil
 	case string:
-		var out []string
-		for _, s := range splitTopLevel(t) {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-		return out, nil
+		return permrules.SplitRules(t), nil
 	case []any:
 		var out []string
 		for _, x := range t {
@@ -457,26 +495,6 @@ func toolList(v any) ([]string, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("allowed-tools must be a string or a list")
-}
-
-// splitTopLevel splits on commas outside parentheses: "Bash(git add:*, x), Read".
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }
 
 func firstLine(s string) string {

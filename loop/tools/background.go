@@ -71,6 +71,7 @@ func (b *Background) start(env *Env, command string) (*bgTask, error) {
 		Args:      []string{"-c", "exec 2>&1\n" + command},
 		Dir:       env.Cwd,
 		EnvPolicy: env.EnvPolicy,
+		Env:       env.commandEnv(),
 		Grace:     bashGrace,
 	})
 	if err != nil {

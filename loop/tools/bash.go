@@ -76,7 +76,7 @@ func (bashTool) Describe(env *Env, input json.RawMessage) Description {
 	if command == "" {
 		return Description{Title: "Bash"}
 	}
-	detail := fenced(command, "sh")
+	detail := Fenced(command, "sh")
 	if in.RunInBackground {
 		detail += "\n\nRuns in the background."
 	}
@@ -104,9 +104,9 @@ func commandTitle(command string, n int) string {
 	return title
 }
 
-// fenced is text as a Markdown code block of lang, with a fence longer
+// Fenced is text as a Markdown code block of lang, with a fence longer
 // than any run of backticks inside it.
-func fenced(text, lang string) string {
+func Fenced(text, lang string) string {
 	longest, run := 0, 0
 	for _, r := range text {
 		if r == '`' {
@@ -151,6 +151,7 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		Timeout:     timeout,
 		Grace:       bashGrace,
 		EnvPolicy:   env.EnvPolicy,
+		Env:         env.commandEnv(),
 	})
 	if res.Err != nil && !res.Canceled {
 		return Errorf("Bash: cannot run the command: %v", res.Err)
@@ -228,7 +229,8 @@ func commandResult(output, note string, end commandEnd) Result {
 // however the wait ended.
 func runInTerminal(ctx context.Context, env *Env, command string, timeout time.Duration, limit int) Result {
 	shellName, _ := shell()
-	id, err := env.Terminals.Create(ctx, shellName, []string{"-c", command}, env.Cwd, limit)
+	name, args := env.terminalCommand(shellName, command)
+	id, err := env.Terminals.Create(ctx, name, args, env.Cwd, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Errorf("Command was cancelled before it started.")

@@ -160,7 +160,18 @@ func (t readTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	if in.Offset > 0 {
 		loc.Line = offset
 	}
-	return Result{Text: text, Locations: []Location{loc}}
+	return Result{Text: text, Display: withoutNotes(text), Locations: []Location{loc}}
+}
+
+// withoutNotes is a window of numbered lines without the notes that
+// follow it (lineWindow puts them after a blank line, in parentheses):
+// the paging hint is for the model, not the editor's card. Every line of
+// the window starts with its number, so a blank line ends it.
+func withoutNotes(text string) string {
+	if i := strings.LastIndex(text, "\n\n("); i >= 0 {
+		return text[:i]
+	}
+	return text
 }
 
 // editorReadMaxBytes is the largest file read through the editor (whose
@@ -186,6 +197,9 @@ func readError(path string, err error) Result {
 // readFromEditor reads the file through the editor's fs/read_text_file,
 // which sees unsaved buffers, and renders the window asked for.
 func readFromEditor(ctx context.Context, env *Env, dirs *confine.Dirs, path string, offset, limit int) (string, error) {
+	if lr, ok := env.FS.(LineReader); ok && offset > 1 {
+		return readWindowFromEditor(ctx, lr, dirs, path, offset, limit)
+	}
 	content, err := readText(ctx, env, dirs, path, editorReadMaxBytes)
 	if err != nil {
 		return "", err
@@ -194,6 +208,30 @@ func readFromEditor(ctx context.Context, env *Env, dirs *confine.Dirs, path stri
 		return "", fmt.Errorf("%s is a %w (%d bytes)", path, errBinary, len(content))
 	}
 	return lineWindow(bufio.NewReader(strings.NewReader(content)), path, offset, limit)
+}
+
+// readWindowFromEditor reads a later window of a file through the
+// editor's fs/read_text_file line and limit, so paging through a long
+// file moves one window over the wire, not the whole file each time. One
+// line more than shown is asked for, to tell whether the file goes on.
+func readWindowFromEditor(ctx context.Context, lr LineReader, dirs *confine.Dirs, path string, offset, limit int) (string, error) {
+	if _, err := dirs.Stat(path); err != nil {
+		return "", err
+	}
+	content, err := lr.ReadTextLines(ctx, path, offset, limit+1)
+	if err != nil {
+		return "", err
+	}
+	if content == "" {
+		return fmt.Sprintf("(offset %d is past the end of %s)", offset, path), nil
+	}
+	if isBinary(content) {
+		return "", fmt.Errorf("%s is a %w", path, errBinary)
+	}
+	// The lines before the window stand in as empty ones, so the window
+	// is numbered from offset.
+	padded := strings.Repeat("\n", offset-1) + content
+	return window(bufio.NewReader(strings.NewReader(padded)), path, offset, limit, false)
 }
 
 // readFromDisk streams the file from the local disk, holding only the

@@ -34,6 +34,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // Notes about anything left out follow a blank line. Only the lines shown
 // are held; the others are counted as they stream past.
 func lineWindow(br *bufio.Reader, path string, offset, limit int) (string, error) {
+	return window(br, path, offset, limit, true)
+}
+
+// window is lineWindow; without wholeFile br holds only part of the file
+// after the window (an editor's line/limit answer), so the paging note
+// does not claim a total.
+func window(br *bufio.Reader, path string, offset, limit int, wholeFile bool) (string, error) {
 	if _, err := br.Peek(1); err == io.EOF {
 		return fmt.Sprintf("(%s exists but is empty)", path), nil
 	}
@@ -69,8 +76,11 @@ func lineWindow(br *bufio.Reader, path string, offset, limit int) (string, error
 		return "", err
 	}
 	var notes []string
-	if total := last + rest; last < total {
+	switch total := last + rest; {
+	case last < total && wholeFile:
 		notes = append(notes, fmt.Sprintf("Showing lines %d-%d of %d. Use offset and limit to read more.", offset, last, total))
+	case last < total:
+		notes = append(notes, fmt.Sprintf("Showing lines %d-%d; the file goes on. Use offset and limit to read more.", offset, last))
 	}
 	if cutLines > 0 {
 		verb := "were"

@@ -1,9 +1,11 @@
 package tools
 
 // Builtin returns the built-in tools in a fixed order: Read, Write, Edit,
-// Bash, Glob, Grep, TodoWrite, Task, then the later additions of Claude
-// Code's set: NotebookEdit, TaskOutput, TaskStop, AskUserQuestion and
-// WebFetch. The slice is new on every call.
+// Bash, Glob, Grep, TodoWrite, Agent, then the later additions of Claude
+// Code's set: NotebookEdit, TaskOutput, TaskStop, AskUserQuestion, WebFetch
+// and Skill. Agent and Skill list no subagent types or skills of a
+// session; the loop offers NewAgentTool and NewSkillTool in their place.
+// The slice is new on every call.
 func Builtin() []Tool {
 	return []Tool{
 		readTool{},
@@ -13,12 +15,13 @@ func Builtin() []Tool {
 		globTool{},
 		grepTool{},
 		todoWriteTool{},
-		taskTool{},
+		agentTool{},
 		notebookEditTool{},
 		taskOutputTool{},
 		taskStopTool{},
 		askUserQuestionTool{},
 		webFetchTool{},
+		skillTool{},
 	}
 }
 
@@ -31,6 +34,7 @@ var legacyNames = map[string]struct {
 }{
 	"BashOutput": {bashOutputTool{}, "TaskOutput"},
 	"KillShell":  {killShellTool{}, "TaskStop"},
+	"Task":       {agentTool{}, "Agent"},
 }
 
 // ByName returns the tool called name (matched exactly, as Claude Code

@@ -51,7 +51,7 @@ func TestSchemaGoldens(t *testing.T) {
 func TestSchemaShape(t *testing.T) {
 	inputs := map[string]any{
 		"Read": ReadInput{}, "Write": WriteInput{}, "Edit": EditInput{}, "Bash": BashInput{},
-		"Glob": GlobInput{}, "Grep": GrepInput{}, "TodoWrite": TodoWriteInput{}, "Task": TaskInput{},
+		"Glob": GlobInput{}, "Grep": GrepInput{}, "TodoWrite": TodoWriteInput{}, "Agent": TaskInput{}, "Skill": SkillInput{},
 		"NotebookEdit": NotebookEditInput{}, "TaskOutput": TaskOutputInput{}, "TaskStop": TaskStopInput{},
 		"AskUserQuestion": AskUserQuestionInput{}, "WebFetch": WebFetchInput{},
 	}
@@ -63,7 +63,8 @@ func TestSchemaShape(t *testing.T) {
 		"Glob":      {"pattern"},
 		"Grep":      {"pattern"},
 		"TodoWrite": {"todos"},
-		"Task":      {"description", "prompt"},
+		"Agent":     {"description", "prompt"},
+		"Skill":     {"skill"},
 		// Claude Code's shapes: new_source is required even for delete,
 		// and TaskStop takes task_id or the deprecated shell_id.
 		"NotebookEdit":    {"notebook_path", "new_source"},

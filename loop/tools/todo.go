@@ -35,7 +35,9 @@ func (todoWriteTool) ReadOnly() bool          { return true }
 func (todoWriteTool) Describe(env *Env, input json.RawMessage) Description {
 	var in TodoWriteInput
 	describeInput(input, &in)
-	return Description{Title: fmt.Sprintf("Update the todo list (%s)", plural(len(in.Todos), "item", "items"))}
+	// Quiet: the editor shows the plan, not a card with the model's
+	// acknowledgement ("Keep using it…").
+	return Description{Title: fmt.Sprintf("Update the todo list (%s)", plural(len(in.Todos), "item", "items")), Quiet: true}
 }
 
 func (t todoWriteTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,11 +61,11 @@ func TestTodoWrite(t *testing.T) {
 	}
 }
 
-func TestTask(t *testing.T) {
+func TestAgent(t *testing.T) {
 	env := newEnv(t)
 	in := TaskInput{Description: "Find the parser", Prompt: "Where is the YAML parser? Report the file.", SubagentType: "general-purpose"}
 
-	res := run(t, env, "Task", in)
+	res := run(t, env, "Agent", in)
 	if !res.IsError || res.Text != "subagents are not available here" {
 		t.Errorf("without RunSubagent: %+v", res)
 	}
@@ -83,10 +84,10 @@ func TestTask(t *testing.T) {
 	}
 
 	env.RunSubagent = func(context.Context, TaskInput) (string, error) { return "", errors.New("model overloaded") }
-	if res := run(t, env, "Task", in); !res.IsError || res.Text != "Task: the subagent failed: model overloaded" {
+	if res := run(t, env, "Task", in); !res.IsError || res.Text != "Agent: the subagent failed: model overloaded" {
 		t.Errorf("%+v", res)
 	}
-	if res := run(t, env, "Task", map[string]any{"description": "x"}); !res.IsError || res.Text != "Task: prompt is required" {
+	if res := run(t, env, "Task", map[string]any{"description": "x"}); !res.IsError || res.Text != "Agent: prompt is required" {
 		t.Errorf("%+v", res)
 	}
 	tool, _ := ByName(Builtin(), "Task")
@@ -101,8 +102,8 @@ func TestRegistry(t *testing.T) {
 	for _, tool := range all {
 		names = append(names, tool.Name())
 	}
-	want := []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite", "Task",
-		"NotebookEdit", "TaskOutput", "TaskStop", "AskUserQuestion", "WebFetch"}
+	want := []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite", "Agent",
+		"NotebookEdit", "TaskOutput", "TaskStop", "AskUserQuestion", "WebFetch", "Skill"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
@@ -117,16 +118,16 @@ func TestRegistry(t *testing.T) {
 	}
 	wantKinds := map[string]Kind{
 		"Read": KindRead, "Write": KindEdit, "Edit": KindEdit, "Bash": KindExecute,
-		"Glob": KindSearch, "Grep": KindSearch, "TodoWrite": KindThink, "Task": KindThink,
+		"Glob": KindSearch, "Grep": KindSearch, "TodoWrite": KindThink, "Agent": KindThink,
 		"NotebookEdit": KindEdit, "TaskOutput": KindExecute, "TaskStop": KindExecute,
-		"AskUserQuestion": KindOther, "WebFetch": KindFetch,
+		"AskUserQuestion": KindOther, "WebFetch": KindFetch, "Skill": KindThink,
 	}
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 	wantRO := map[string]bool{
 		"Read": true, "Write": false, "Edit": false, "Bash": false,
-		"Glob": true, "Grep": true, "TodoWrite": true, "Task": true,
+		"Glob": true, "Grep": true, "TodoWrite": true, "Agent": true, "Skill": true,
 		// WebFetch sends data out, so the user is asked per host.
 		"NotebookEdit": false, "TaskOutput": true, "TaskStop": true,
 		"AskUserQuestion": true, "WebFetch": false,
@@ -155,5 +156,45 @@ func TestRegistry(t *testing.T) {
 		if _, ok := ByName(without, old); ok {
 			t.Errorf("ByName(%s) found it though %s is not offered", old, now)
 		}
+	}
+}
+
+// TestTaskIsServedAsAgent: Claude Code renamed Task to Agent and still
+// accepts Task, so a model that calls Task reaches the Agent tool.
+func TestTaskIsServedAsAgent(t *testing.T) {
+	tool, ok := ByName(Builtin(), "Task")
+	if !ok || tool.Name() != "Agent" {
+		t.Fatalf("Task resolves to %v, %v; want the Agent tool", tool, ok)
+	}
+	if _, ok := ByName([]Tool{readTool{}}, "Task"); ok {
+		t.Error("Task resolved although Agent is not offered")
+	}
+}
+
+func TestAgentListsTypes(t *testing.T) {
+	desc := NewAgentTool([]AgentType{{Name: "reviewer", Description: "Reviews diffs.", Tools: []string{"Read", "Grep"}}}).Description()
+	for _, want := range []string{"- general-purpose: ", "(Tools: *)", "- reviewer: Reviews diffs. (Tools: Read, Grep)"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("description lacks %q:\n%s", want, desc)
+		}
+	}
+}
+
+func TestSkill(t *testing.T) {
+	env := newEnv(t)
+	if res := run(t, env, "Skill", SkillInput{Skill: "pdf"}); !res.IsError {
+		t.Errorf("a Skill tool without skills ran: %+v", res)
+	}
+	var got SkillInput
+	tool := NewSkillTool([]SkillInfo{{Name: "pdf", Description: "Fill PDF forms."}}, func(_ context.Context, in SkillInput) (string, error) {
+		got = in
+		return "Launching skill: " + in.Skill, nil
+	})
+	if !strings.Contains(tool.Description(), "\n- pdf: Fill PDF forms.") {
+		t.Errorf("description does not list the skill:\n%s", tool.Description())
+	}
+	res := tool.Run(context.Background(), env, raw(t, map[string]any{"skill": "/pdf", "args": "form.pdf"}))
+	if res.IsError || res.Text != "Launching skill: pdf" || got != (SkillInput{Skill: "pdf", Args: "form.pdf"}) {
+		t.Errorf("result %+v, loader got %+v", res, got)
 	}
 }

@@ -22,7 +22,9 @@ const (
 	KindExecute Kind = "execute"
 	KindThink   Kind = "think"
 	KindFetch   Kind = "fetch"
-	KindOther   Kind = "other"
+	// KindSwitchMode: Zed shows such a call as a mode switch.
+	KindSwitchMode Kind = "switch_mode"
+	KindOther      Kind = "other"
 )
 
 // Tool is one model-callable tool. Implementations are stateless values;
@@ -54,6 +56,9 @@ type Description struct {
 	// its permission request (Bash: the whole command, which the editor
 	// does not otherwise show); "" for none.
 	Detail string
+	// Quiet calls get no card of their own: what they publish is their
+	// card (TodoWrite's plan, as claude-agent-acp shows it).
+	Quiet bool
 }
 
 // Location is a file (and optionally a 1-based line) a call touches.
@@ -107,8 +112,12 @@ type Result struct {
 	// Images follow Text in the tool_result the model receives, and in
 	// what the editor is shown.
 	Images []Image `json:"images,omitempty"`
+	// Display, when set, is what the editor's card shows instead of
+	// Text: Text may carry notes meant for the model only (Read's paging
+	// hint).
+	Display string `json:"display,omitempty"`
 	// Diffs, Locations and TerminalID are what the editor shows; when all
-	// are empty the editor is shown Text (and Images).
+	// are empty the editor is shown Display or Text (and Images).
 	Diffs      []Diff     `json:"diffs,omitempty"`
 	Locations  []Location `json:"locations,omitempty"`
 	TerminalID string     `json:"terminalId,omitempty"`
@@ -125,6 +134,12 @@ func Errorf(format string, args ...any) Result {
 type FileSystem interface {
 	ReadTextFile(ctx context.Context, path string) (string, error)
 	WriteTextFile(ctx context.Context, path, content string) error
+}
+
+// LineReader is a FileSystem that also reads a window of a file: limit
+// lines from 1-based line (ACP fs/read_text_file's line and limit).
+type LineReader interface {
+	ReadTextLines(ctx context.Context, path string, line, limit int) (string, error)
 }
 
 // ExitStatus is how a command ended. Signal is set when it was killed.
@@ -184,6 +199,9 @@ type Env struct {
 	// AskUser puts AskUserQuestion's questions to the user and returns
 	// the answers; nil: the tool reports that no one can be asked.
 	AskUser func(ctx context.Context, questions []Question) ([]Answer, error)
+	// ExitPlan shows the plan to the user and, when approved, leaves plan
+	// mode; nil: ExitPlanMode reports that no one can be asked.
+	ExitPlan func(ctx context.Context, plan string) (PlanDecision, error)
 	// Web is how WebFetch reaches the network (nil: the defaults, which
 	// refuse loopback and private addresses).
 	Web *WebOptions
@@ -193,4 +211,8 @@ type Env struct {
 	// EnvPolicy decides what of cordis's environment a command inherits
 	// (nil: proc.DefaultEnvPolicy).
 	EnvPolicy *proc.EnvPolicy
+	// ShellEnvFile is a script bash sources before every Bash command
+	// (through BASH_ENV): what SessionStart hooks exported (Claude's
+	// CLAUDE_ENV_FILE); "" for none.
+	ShellEnvFile string
 }

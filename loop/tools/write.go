@@ -59,7 +59,9 @@ func (t writeTool) Run(ctx context.Context, env *Env, input json.RawMessage) Res
 	if err := checkRegular(dirs, path); err != nil {
 		return Errorf("Write: %v", err)
 	}
-	diffs, existed, err := writeDiffs(ctx, env, dirs, path, in.Content, true)
+	// A file missing on disk is new: it is not read through the editor
+	// first, whose error for it some clients print (acpx: ENOENT).
+	diffs, existed, err := writeDiffs(ctx, env, dirs, path, in.Content, false)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Errorf("Write was cancelled; %s was not changed.", path)

@@ -1,0 +1,77 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cordis-agent/cordis/loop/commands"
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+// sessionTools gives the Agent and Skill tools of ts this session's custom
+// subagent types and skills (found afresh for each model request, from
+// the registry's cache), so their descriptions list them as Claude Code's
+// do.
+func (s *Session) sessionTools(ts []tools.Tool) []tools.Tool {
+	set := s.agent.commands.Load(s.cwd)
+	out := make([]tools.Tool, len(ts))
+	for i, t := range ts {
+		switch t.Name() {
+		case "Agent":
+			out[i] = tools.NewAgentTool(agentTypes(set.Agents))
+		case "Skill":
+			out[i] = tools.NewSkillTool(skillInfos(set.Skills), s.loadSkill)
+		default:
+			out[i] = t
+		}
+	}
+	return out
+}
+
+func skillInfos(skills []commands.Skill) []tools.SkillInfo {
+	var out []tools.SkillInfo
+	for _, sk := range skills {
+		if sk.ModelInvocable {
+			out = append(out, tools.SkillInfo{Name: sk.Name, Description: sk.Description})
+		}
+	}
+	return out
+}
+
+// loadSkill is the Skill tool's loader: the skill's allowed-tools are
+// pre-approved for the rest of the turn, and its body, with its
+// arguments and folder substituted, becomes the tool result under the
+// line Claude Code starts it with.
+func (s *Session) loadSkill(ctx context.Context, in tools.SkillInput) (string, error) {
+	set := s.agent.commands.Load(s.cwd)
+	for _, sk := range set.Skills {
+		if sk.Name != in.Skill || !sk.ModelInvocable {
+			continue
+		}
+		s.grants.add(ctx, s, sk.Path, sk.Source, sk.AllowedTools)
+		body := skillBody(sk, in.Args, s.id)
+		return fmt.Sprintf("Launching skill: %s\n\nBase directory for this skill: %s\n\n%s", sk.Name, sk.Dir, body), nil
+	}
+	var names []string
+	for _, i := range skillInfos(set.Skills) {
+		names = append(names, i.Name)
+	}
+	return "", fmt.Errorf("Unknown skill: %s. Available skills: %s", in.Skill, firstNonEmpty(strings.Join(names, ", "), "none"))
+}
+
+// skillBody substitutes what Claude Code substitutes in a skill invoked by
+// the model: $ARGUMENTS (appended as "ARGUMENTS: …" when the body has
+// none), ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}. Shell injections
+// (!`cmd`) are left as text: the model runs what it needs through Bash,
+// governed call by call.
+func skillBody(sk commands.Skill, args, sessionID string) string {
+	body := strings.NewReplacer("${CLAUDE_SKILL_DIR}", sk.Dir, "${CLAUDE_SESSION_ID}", sessionID).Replace(sk.Body)
+	switch {
+	case strings.Contains(body, "$ARGUMENTS"):
+		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	case strings.TrimSpace(args) != "":
+		body = strings.TrimRight(body, "\n") + "\n\nARGUMENTS: " + args
+	}
+	return body
+}
