@@ -26,6 +26,11 @@ const require = createRequire(import.meta.url);
 const SCHEMA_PATH = require.resolve("@agentclientprotocol/sdk/schema/v1/schema.json");
 const schema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8"));
 const SCHEMA_ID = "acp-v1";
+// Methods cordis offers from the unstable part of the protocol (advertised
+// as such) are checked against the unstable schema of the same package.
+const UNSTABLE_SCHEMA_PATH = require.resolve("@agentclientprotocol/sdk/schema/v1/schema.unstable.json");
+const unstableSchema = JSON.parse(readFileSync(UNSTABLE_SCHEMA_PATH, "utf8"));
+const UNSTABLE_SCHEMA_ID = "acp-v1-unstable";
 
 // Result type of each agent-side method (what the agent answers with).
 export const RESPONSE_TYPES = {
@@ -41,6 +46,11 @@ export const RESPONSE_TYPES = {
   "session/set_mode": "SetSessionModeResponse",
   "session/set_config_option": "SetSessionConfigOptionResponse",
   "session/prompt": "PromptResponse",
+};
+
+// Result type of each unstable agent-side method cordis answers.
+export const UNSTABLE_RESPONSE_TYPES = {
+  "session/fork": "ForkSessionResponse",
 };
 
 // Params type of each request the agent may send to the client.
@@ -81,6 +91,7 @@ ajv.addFormat("double", { type: "number", validate: Number.isFinite });
 // An absolute URI: a scheme, a colon, no whitespace.
 ajv.addFormat("uri", { type: "string", validate: /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/ });
 ajv.addSchema(schema, SCHEMA_ID);
+ajv.addSchema(unstableSchema, UNSTABLE_SCHEMA_ID);
 
 const rootBranch = (title) => {
   const i = schema.anyOf.findIndex((b) => b.title === title);
@@ -95,6 +106,15 @@ const defValidator = (name) => {
   }
   return validators.get(name);
 };
+const unstableValidators = new Map();
+const unstableDefValidator = (name) => {
+  if (!unstableValidators.has(name)) {
+    if (!unstableSchema.$defs[name]) throw new Error(`unstable schema has no $defs/${name}`);
+    unstableValidators.set(name, ajv.compile({ $ref: `${UNSTABLE_SCHEMA_ID}#/$defs/${name}` }));
+  }
+  return unstableValidators.get(name);
+};
+for (const name of Object.values(UNSTABLE_RESPONSE_TYPES)) unstableDefValidator(name);
 const agentBranch = rootBranch("Agent");
 const protocolBranch = rootBranch("ProtocolLevel");
 // Fail at load time, not mid-run, if the schema lacks a type named above.
@@ -215,7 +235,11 @@ export function validateTranscript(entries, { name = "transcript" } = {}) {
         fail(line, "", "", m, [`a result for id ${idKey(m.id)}, which no client request used`]);
       } else {
         const type = RESPONSE_TYPES[method];
-        if (!type) {
+        const unstableType = UNSTABLE_RESPONSE_TYPES[method];
+        if (!type && unstableType) {
+          const v = unstableDefValidator(unstableType);
+          if (!v(m.result)) fail(line, method, `${unstableType} (unstable)`, m, describeErrors(v.errors, "/result"));
+        } else if (!type) {
           // Only "_"-prefixed extension methods have no schema type.
           if (!method.startsWith("_")) fail(line, method, "", m, [`no response type known for method ${method}`]);
         } else {
