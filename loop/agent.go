@@ -72,8 +72,12 @@ type Config struct {
 	// checks to /doctor (config files, hook files, trust). Both may be nil.
 	Status func(sessionID string) []string
 	Doctor func(cwd string) []string
-	// Home is the user's home directory, for user slash commands ("":
-	// os.UserHomeDir).
+	// Sources are the folders of slash commands, skills and custom
+	// subagents (cmd/cordis: cordis's own and Claude Code's); the zero
+	// value reads none.
+	Sources commands.Sources
+	// Home is the user's home directory, shown as ~ in /help's list of
+	// command folders ("": os.UserHomeDir).
 	Home string
 	// MCP tunes the editor's MCP servers (timeouts); the zero value uses
 	// the defaults of package mcp.
@@ -183,18 +187,11 @@ type Agent struct {
 // New returns the constructor acp.Serve expects.
 func New(cfg Config) func(*acp.Client) acp.Agent {
 	cfg.setDefaults()
-	// Claude Code's user folder follows $CLAUDE_CONFIG_DIR, unless the
-	// configuration names the home directory (tests do).
-	claudeDir := ""
 	if cfg.Home == "" {
 		cfg.Home, _ = os.UserHomeDir()
-		claudeDir = os.Getenv("CLAUDE_CONFIG_DIR")
 	}
 	return func(c *acp.Client) acp.Agent {
-		reg := commands.NewRegistry(builtinCommands(), cfg.Home)
-		if claudeDir != "" {
-			reg.SetClaudeDir(claudeDir)
-		}
+		reg := commands.NewRegistry(builtinCommands(), cfg.Sources)
 		return &Agent{cfg: cfg, client: c, log: cfg.Logger, sessions: map[string]*Session{}, commands: reg}
 	}
 }
@@ -366,9 +363,8 @@ func (a *Agent) createSession(id, cwd string, extra []string) (*Session, error) 
 func (a *Agent) newSession(id, cwd string, extra []string, w *sessionlog.Writer) *Session {
 	roots := append([]string{cwd}, extra...)
 	roots = append(roots, a.cfg.ExtraDirectories...)
-	if dir := a.commands.UserSkillsDir(); dir != "" {
-		roots = append(roots, dir) // a user skill's scripts and references
-	}
+	// A user skill's scripts and references.
+	roots = append(roots, a.commands.UserSkillDirs()...)
 	return &Session{
 		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: w.Path(),
 		mode: a.cfg.DefaultMode, model: a.cfg.Model, background: tools.NewBackground(),

@@ -25,7 +25,7 @@ type subagentKind struct {
 }
 
 // subagentKindOf routes the Agent tool's subagent_type: a custom
-// subagent of the session's (.claude/agents) by name; anything else,
+// subagent of the session's (its agent folders) by name; anything else,
 // general-purpose included, is cordis's own subagent (an unknown name is
 // not refused, as cordis has always run it; hooks still see the name).
 func (s *Session) subagentKindOf(name string) subagentKind {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
-	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 	"github.com/cordis-agent/cordis/loop/looptest"
@@ -75,7 +74,7 @@ func TestSkillsAreListedAndLoadedThroughTheSkillTool(t *testing.T) {
 	skillDir := filepath.Join(home, ".claude", "skills", "deploy")
 	writeFile(t, filepath.Join(skillDir, "SKILL.md"), "---\nname: Deploy helper\ndescription: Deploys the app to staging.\nallowed-tools: Bash(mkdir:*)\n---\nDeploy $ARGUMENTS using ${CLAUDE_SKILL_DIR}/run.sh.\n")
 	writeFile(t, filepath.Join(skillDir, "run.sh"), "echo deploying\n")
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = home }},
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, home) }},
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_skill", "Skill", map[string]any{"skill": "deploy", "args": "staging"})),
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_read", "Read", map[string]any{"file_path": filepath.Join(skillDir, "run.sh")})),
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_mk", "Bash", map[string]any{"command": "mkdir made"})),
@@ -121,7 +120,7 @@ func TestSkillsAreListedAndLoadedThroughTheSkillTool(t *testing.T) {
 // pre-approve the listed calls and leave every tool offered; a project
 // command's rules count only once trusted (cordis hooks trust).
 func TestCommandAllowedToolsPreApproveOnceTrusted(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }},
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()) }},
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "mkdir one"})),
 		looptest.ReplyText("asked"),
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_2", "Bash", map[string]any{"command": "mkdir two"})),
@@ -139,7 +138,7 @@ func TestCommandAllowedToolsPreApproveOnceTrusted(t *testing.T) {
 		t.Error("the user was not told that the command's allowed-tools need trust")
 	}
 	store := trust.Open(h.StateDir)
-	for _, d := range permrules.Discover(h.Cwd) {
+	for _, d := range projectFiles.Discover(h.Cwd) {
 		if err := store.Trust(d); err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +171,7 @@ func TestCustomSubagentGetsItsPromptToolsAndModel(t *testing.T) {
 		return hooks.Decision{}
 	})
 	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Config: func(c *loop.Config) {
-		c.Home = t.TempDir()
+		withHome(c, t.TempDir())
 		c.Models = []string{"claude-test", "claude-haiku-4-5"}
 	}},
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_agent", "Agent", map[string]any{"description": "review", "prompt": "Review main.go", "subagent_type": "code-reviewer"})),
@@ -217,7 +216,7 @@ func TestSessionStartShellEnvReachesEveryBashCommand(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass, Config: func(c *loop.Config) { c.Home = t.TempDir() }},
+	h := looptest.NewHarness(t, looptest.Options{Hooks: seams, Mode: loop.ModeBypass, Config: func(c *loop.Config) { withHome(c, t.TempDir()) }},
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": `echo "$GREETING $TARGET"`})),
 		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_2", "Bash", map[string]any{"command": `bash -c 'echo "nested=$GREETING bash_env=${BASH_ENV:-unset}"'`})),
 		looptest.ReplyText("done"))

@@ -25,9 +25,9 @@ import (
 // are recorded when they are saved to the project.
 func newRulesHarness(t *testing.T, state, cwd string, o looptest.Options, script ...http.HandlerFunc) *looptest.Harness {
 	t.Helper()
-	rules := permrules.Trust{Store: trust.Open(state)}
+	rules := permrules.Trust{Store: trust.Open(state), Files: projectFiles}
 	pipe := hooks.NewPipeline()
-	set, err := builtin.Register(pipe, builtin.DefaultConfig(), builtin.Options{StateDir: state, TrustedRule: rules.Trusted})
+	set, err := builtin.Register(pipe, builtin.DefaultConfig(), builtin.Options{StateDir: state, Settings: projectFiles.Settings, TrustedRule: rules.Trusted})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestPlantedProjectRules(t *testing.T) {
 
 	// Trusted (as `cordis hooks trust` does), it holds.
 	store := trust.Open(state)
-	for _, d := range permrules.Discover(cwd) {
+	for _, d := range projectFiles.Discover(cwd) {
 		if err := store.Trust(d); err != nil {
 			t.Fatal(err)
 		}

@@ -205,7 +205,7 @@ func TestFileToolsConfinedThroughTheAgent(t *testing.T) {
 // it reaches the model as the text the user typed.
 func TestTemplatesAndExportConfined(t *testing.T) {
 	f := newEscapeFixture(t)
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir(); c.ExtraDirectories = []string{f.extra} }},
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()); c.ExtraDirectories = []string{f.extra} }},
 		looptest.ReplyText("allowed one ran"), looptest.ReplyText("arguments sent as typed"))
 	h.Cwd = f.cwd
 	dir := filepath.Join(f.cwd, ".claude", "commands")

@@ -27,11 +27,11 @@ func (s *Session) keepShellEnv(scripts []string) {
 	}
 	script := strings.Join(scripts, "\n") + "\nunset BASH_ENV\n"
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		s.agent.log.Warn("CLAUDE_ENV_FILE not kept", "session", s.id, "error", err)
+		s.agent.log.Warn("SessionStart shell env not kept", "session", s.id, "error", err)
 		return
 	}
 	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
-		s.agent.log.Warn("CLAUDE_ENV_FILE not kept", "session", s.id, "error", err)
+		s.agent.log.Warn("SessionStart shell env not kept", "session", s.id, "error", err)
 		return
 	}
 	s.shellEnv = path

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/internal/proc"
+	"github.com/cordis-agent/cordis/internal/setup"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
@@ -268,8 +270,34 @@ func cmdHelp(ctx context.Context, s *Session, args string) commands.Intent {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nCustom commands are Markdown files in .cordis/commands or .claude/commands (project) and ~/.cordis/commands or ~/.claude/commands (user).")
+	b.WriteString(commandFolders(s.agent.cfg.Sources.Commands, s.agent.cfg.Home))
 	return commands.ShowText{Text: b.String()}
+}
+
+// commandFolders is /help's last line: where custom commands are read
+// from, the project's folders then the user's, home shown as ~.
+func commandFolders(sources []setup.Source, home string) string {
+	var project, user []string
+	for _, src := range sources {
+		if src.Project {
+			project = append(project, src.Path)
+		} else if rel, err := filepath.Rel(home, src.Path); home != "" && err == nil && filepath.IsLocal(rel) {
+			user = append(user, "~/"+filepath.ToSlash(rel))
+		} else {
+			user = append(user, src.Path)
+		}
+	}
+	var parts []string
+	if len(project) > 0 {
+		parts = append(parts, strings.Join(project, " or ")+" (project)")
+	}
+	if len(user) > 0 {
+		parts = append(parts, strings.Join(user, " or ")+" (user)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "\nCustom commands are Markdown files in " + strings.Join(parts, " and ") + "."
 }
 
 func cmdModel(ctx context.Context, s *Session, args string) commands.Intent {

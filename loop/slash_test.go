@@ -17,7 +17,7 @@ import (
 )
 
 func TestHelpAndUnknownCommandsNeverReachTheModel(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()) }})
 	sid := h.NewSession()
 	if stop := h.Prompt(sid, "/help"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %q", stop)
@@ -54,7 +54,7 @@ func TestPathLikePromptsGoToTheModel(t *testing.T) {
 }
 
 func TestCustomPromptCommandExpandsAndKeepsTools(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("reviewed"))
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()) }}, looptest.ReplyText("reviewed"))
 	os.MkdirAll(filepath.Join(h.Cwd, ".claude", "commands"), 0o755)
 	os.WriteFile(filepath.Join(h.Cwd, ".claude", "commands", "review.md"),
 		[]byte("---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Read, Grep\n---\nReview $1 carefully. Notes: @{notes.txt}"), 0o644)
@@ -96,7 +96,7 @@ func TestCustomPromptCommandExpandsAndKeepsTools(t *testing.T) {
 }
 
 func TestShellInCommandIsConfirmedOrNotRun(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()) }}, looptest.ReplyText("ok"))
 	os.MkdirAll(filepath.Join(h.Cwd, ".cordis", "commands"), 0o755)
 	marker := filepath.Join(h.Cwd, "ran")
 	os.WriteFile(filepath.Join(h.Cwd, ".cordis", "commands", "status-git.md"), []byte("State: !{touch "+marker+"; echo fine}"), 0o644)
@@ -215,7 +215,7 @@ func TestExportWritesTranscript(t *testing.T) {
 
 func TestDoctorReportsProblems(t *testing.T) {
 	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) {
-		c.Home = t.TempDir()
+		withHome(c, t.TempDir())
 		c.Doctor = func(cwd string) []string {
 			return []string{"✗ Claude hooks: " + cwd + "/.claude/settings.json: invalid JSON"}
 		}

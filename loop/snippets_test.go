@@ -79,7 +79,7 @@ func TestSnippetDeniedByPreToolUseHook(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := looptest.NewHarness(t, looptest.Options{Hooks: guard, Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	h := looptest.NewHarness(t, looptest.Options{Hooks: guard, Config: func(c *loop.Config) { withHome(c, t.TempDir()) }})
 	first, marker := filepath.Join(h.Cwd, "first"), filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "setup", "Setup: !{echo hi > "+first+"} then !`touch "+marker+"`")
 	h.Editor.OnPermission = looptest.Allow(acp.PermAllowOnce)
@@ -116,7 +116,7 @@ func TestUserPromptSubmitBlockPreventsSnippets(t *testing.T) {
 		}
 		return hooks.Decision{}
 	})
-	h := looptest.NewHarness(t, looptest.Options{Hooks: block, Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	h := looptest.NewHarness(t, looptest.Options{Hooks: block, Config: func(c *loop.Config) { withHome(c, t.TempDir()) }})
 	marker := filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "deploy", "Deploy: !{touch "+marker+"}")
 	var perms permissionLog
@@ -142,7 +142,7 @@ func TestUserPromptSubmitBlockPreventsSnippets(t *testing.T) {
 // file's !{…} are text: not run, not in the permission request. The one
 // request lists the template's own commands in full.
 func TestSnippetsComeOnlyFromTheTemplate(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()) }}, looptest.ReplyText("ok"))
 	fromArgs, fromFile := filepath.Join(h.Cwd, "from-args"), filepath.Join(h.Cwd, "from-file")
 	os.WriteFile(filepath.Join(h.Cwd, "NOTES.md"), []byte("build: !{touch "+fromFile+"} and !`touch "+fromFile+"`"), 0o644)
 	long := "echo " + strings.Repeat("x", 150) + "; echo tail-visible"
@@ -184,7 +184,7 @@ func TestSnippetDeniedByPermissionRule(t *testing.T) {
 	cfg := builtin.DefaultConfig()
 	cfg.PermissionRules.Deny = []string{"Bash(touch:*)"}
 	pipe, _ := withBuiltins(t, cfg)
-	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass, Config: func(c *loop.Config) { c.Home = t.TempDir() }})
+	h := looptest.NewHarness(t, looptest.Options{Hooks: pipe, Mode: loop.ModeBypass, Config: func(c *loop.Config) { withHome(c, t.TempDir()) }})
 	marker := filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "init", "Init: !{echo start && touch "+marker+"}")
 	h.Editor.OnPermission = neverAsk(t)
@@ -203,7 +203,7 @@ func TestSnippetDeniedByPermissionRule(t *testing.T) {
 // TestSnippetModes: bypassPermissions runs snippets without asking (like
 // Bash); plan mode, which is read-only, runs none.
 func TestSnippetModes(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass, Config: func(c *loop.Config) { c.Home = t.TempDir() }}, looptest.ReplyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModeBypass, Config: func(c *loop.Config) { withHome(c, t.TempDir()) }}, looptest.ReplyText("ok"))
 	marker := filepath.Join(h.Cwd, "marker")
 	writeCommand(t, h, "mark", "Mark: !{touch "+marker+" && echo marked}")
 	h.Editor.OnPermission = neverAsk(t)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cordis-agent/cordis/bridge/claude"
 	"github.com/cordis-agent/cordis/bridge/codex"
-	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/trust"
 )
 
@@ -33,7 +32,9 @@ no trust. Trust is kept in <state dir>/` + trust.FileName + `.
 var hookDiscoverers = []func(cwd string) []trust.Discovered{
 	claude.Discover,
 	codex.Discover,
-	permrules.Discover, // the allow rules of Claude's project settings files
+	// The allow rules of Claude Code's project settings files, and the
+	// allowed-tools of project commands and skills.
+	func(cwd string) []trust.Discovered { return findSetup().permissionFiles().Discover(cwd) },
 }
 
 // runHooks is `cordis hooks`.

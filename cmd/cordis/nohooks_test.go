@@ -17,6 +17,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
+	"github.com/cordis-agent/cordis/internal/claudecode"
 	"github.com/cordis-agent/cordis/loop"
 )
 
@@ -46,7 +47,8 @@ func TestMissingHookFilesChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		lc.Now = func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
-		lc.Home = t.TempDir()
+		home := t.TempDir()
+		lc.Home, lc.Sources = home, userSetup{home: home, claude: claudecode.Locate(home, nil)}.commandSources()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		e := acptest.Start(t, loop.New(*lc))

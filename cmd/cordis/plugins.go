@@ -150,6 +150,9 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	// bridges take it.
 	envPolicy := subproc.NewEnvPolicy(providerKeyEnv(cfg), exposedEnv(cfg))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe, EnvPolicy: envPolicy}
+	// Where commands, skills, subagents and settings are read from.
+	user := findSetup()
+	out.Home, out.Sources = user.home, user.commandSources()
 	// Keys come from the environment or cordis's credential file (read
 	// on each use, and registered for scrubbing when read).
 	getenv := keyGetenv(creds, providerKeyEnv(cfg))
@@ -227,7 +230,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 			if builtinEntries++; builtinEntries > 1 {
 				return nil, fmt.Errorf("%s: entry %q: a second hooks/builtin entry; keep one", p.Source, p.ID)
 			}
-			if err := registerBuiltins(batch, c, out, stateDir, logger); err != nil {
+			if err := registerBuiltins(batch, c, out, stateDir, user, logger); err != nil {
 				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
 			}
 		case *claude.Config:
@@ -251,7 +254,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 		// No entry at all (an older cordis.yml): the built-in defaults, so
 		// that AGENTS.md / CLAUDE.md still reach the model. An entry with
 		// disabled: true turns them all off.
-		if err := registerBuiltins(batch, builtin.DefaultConfig(), out, stateDir, logger); err != nil {
+		if err := registerBuiltins(batch, builtin.DefaultConfig(), out, stateDir, user, logger); err != nil {
 			return nil, err
 		}
 	}
@@ -307,10 +310,9 @@ func registerNotice(r hooks.Registrar, name, text string) {
 
 // registerBuiltins registers the built-in hooks and wires their /status
 // lines.
-func registerBuiltins(r hooks.Registrar, c *builtin.Config, out *loop.Config, stateDir string, logger *slog.Logger) error {
-	home, _ := os.UserHomeDir()
-	opts := builtin.Options{StateDir: stateDir, Home: home, Logger: logger}
-	wirePermissionRules(&opts, out, stateDir, home)
+func registerBuiltins(r hooks.Registrar, c *builtin.Config, out *loop.Config, stateDir string, user userSetup, logger *slog.Logger) error {
+	opts := builtin.Options{StateDir: stateDir, Home: user.home, Logger: logger}
+	wirePermissionRules(&opts, out, stateDir, user)
 	set, err := builtin.Register(r, c, opts)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/setup"
 )
 
 // Names of the built-in hooks, as disabledHooks and the session log name
@@ -64,10 +65,11 @@ type Options struct {
 	StateDir string
 	// Home expands "~/" in permission rules ("" leaves it unexpanded).
 	Home string
-	// ClaudeDir is Claude Code's user folder ($CLAUDE_CONFIG_DIR, else
-	// ~/.claude): the permissions of its settings.json apply as the user's
-	// own rules. "" reads no user settings.
-	ClaudeDir string
+	// Settings are the settings files whose permissions apply besides
+	// cordis.yml's (cmd/cordis: Claude Code's, from internal/claudecode):
+	// a user's as the user's own rules, a project's allow rules only once
+	// trusted. None: only cordis.yml's rules.
+	Settings []setup.Source
 	// TrustedRule reports whether the user vouched for rule, an allow rule
 	// of the project settings file at settingsPath (permrules.Trust.Trusted);
 	// nil trusts no project allow rule.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/setup"
 )
 
 // PermissionRulesConfig configures permission-rules.
@@ -30,18 +31,17 @@ type ruleLists struct {
 func (l ruleLists) empty() bool { return len(l.allow)+len(l.ask)+len(l.deny) == 0 }
 
 // permissionRules applies, on PreToolUse, the rules of cordis.yml and
-// those of Claude Code's settings files, as Claude Code would: the user's
-// own settings.json (trusted: it is theirs), and the project's
-// .claude/settings.json and .claude/settings.local.json, whose deny and ask
-// rules always apply (they only restrict) but whose allow rules apply only
+// those of the settings files it is given, as Claude Code would: the
+// user's own (trusted: they are theirs), and the project's, whose deny and
+// ask rules always apply (they only restrict) but whose allow rules apply only
 // once trusted, since a cloned repository can ship them. An allow rule
 // that is skipped, or a rule or file that cannot be read, is reported to
 // the user once per session.
 type permissionRules struct {
 	configured ruleLists
 	match      permrules.Matcher
-	// userDir is Claude's user folder ("" reads no user settings).
-	userDir string
+	// settings are the settings files read, user's and project's.
+	settings []setup.Source
 	// trusted reports whether the user vouched for a project allow rule
 	// (nil: none is trusted).
 	trusted func(settingsPath, rule string) bool
@@ -62,11 +62,11 @@ type cachedFile struct {
 
 func permissionRulesHooks(cfg PermissionRulesConfig, opts Options) ([]registration, error) {
 	p := &permissionRules{
-		match:   permrules.Matcher{Home: opts.Home},
-		userDir: opts.ClaudeDir,
-		trusted: opts.TrustedRule,
-		files:   map[string]cachedFile{},
-		told:    map[string]map[string]bool{},
+		match:    permrules.Matcher{Home: opts.Home},
+		settings: opts.Settings,
+		trusted:  opts.TrustedRule,
+		files:    map[string]cachedFile{},
+		told:     map[string]map[string]bool{},
 	}
 	for _, l := range []struct {
 		name  string
@@ -111,18 +111,25 @@ func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
 func (p *permissionRules) rulesFor(cwd string) (ruleLists, map[string]string) {
 	rules := p.configured
 	notices := map[string]string{}
-	userFile := ""
-	if p.userDir != "" {
-		userFile = filepath.Join(p.userDir, "settings.json")
+	var userFiles []string
+	for _, src := range p.settings {
+		if src.Project {
+			continue
+		}
+		userFile := src.Path
+		userFiles = append(userFiles, userFile)
 		perms, err := p.read(userFile, func() ([]byte, fs.FileInfo, error) { return readWithInfo(userFile) })
-		p.add(&rules, notices, userFile, p.userDir, perms, err, true)
+		p.add(&rules, notices, userFile, filepath.Dir(userFile), perms, err, true)
 	}
 	if cwd == "" {
 		return rules, notices
 	}
-	for _, rel := range []string{permrules.SharedSettings, permrules.LocalSettings} {
-		path := filepath.Join(cwd, rel)
-		if userFile != "" && samePath(path, userFile) {
+	for _, src := range p.settings {
+		if !src.Project {
+			continue
+		}
+		rel, path := src.Path, src.In(cwd)
+		if slices.ContainsFunc(userFiles, func(u string) bool { return samePath(path, u) }) {
 			continue // in the home directory the project file is the user's own
 		}
 		perms, err := p.read(path, func() ([]byte, fs.FileInfo, error) { return permrules.ReadProjectFile(cwd, rel) })
@@ -149,7 +156,7 @@ func (p *permissionRules) add(rules *ruleLists, notices map[string]string, path,
 				continue
 			}
 			if allow && !trusted && (p.trusted == nil || !p.trusted(path, r.Text)) {
-				notices["allow\x00"+path+"\x00"+t] = fmt.Sprintf("cordis ignored the allow rule %s of %s: a project's allow rules apply only once you trust them (answer \"Always allow\" when cordis asks, or review the file and run `cordis hooks trust --cwd %s`).", r.Text, path, filepath.Dir(filepath.Dir(path)))
+				notices["allow\x00"+path+"\x00"+t] = fmt.Sprintf("cordis ignored the allow rule %s of %s: a project's allow rules apply only once you trust them (answer \"Always allow\" when cordis asks, or review the file and run `cordis hooks trust --cwd %s`).", r.Text, path, filepath.Clean(anchor))
 				continue
 			}
 			*out = append(*out, r)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/claudecode"
+	"github.com/cordis-agent/cordis/internal/setup"
 )
 
 func writeSettings(t *testing.T, path, content string) {
@@ -18,6 +20,12 @@ func writeSettings(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// claudeSettings are the settings files cmd/cordis gives the hook: Claude
+// Code's, the user's in userDir ($CLAUDE_CONFIG_DIR; "": none).
+func claudeSettings(userDir string) []setup.Source {
+	return claudecode.Locate("", func(string) string { return userDir }).Settings
 }
 
 // A repository can ship .claude/settings.local.json: its deny and ask rules
@@ -31,7 +39,7 @@ func TestPermissionRulesFromClaudeSettings(t *testing.T) {
 	writeSettings(t, filepath.Join(project, ".claude", "settings.json"), `{"permissions": {"deny": ["Edit(/secrets/**)"], "allow": ["Edit(/**)"]}}`)
 	writeSettings(t, filepath.Join(claudeDir, "settings.json"), `{"permissions": {"allow": ["Bash(make:*)"]}}`)
 	trusted := map[string]bool{}
-	p, _ := pipeline(t, DefaultConfig(), Options{ClaudeDir: claudeDir, TrustedRule: func(path, rule string) bool {
+	p, _ := pipeline(t, DefaultConfig(), Options{Settings: claudeSettings(claudeDir), TrustedRule: func(path, rule string) bool {
 		return trusted[path+" "+rule]
 	}})
 	decide := func(session, tool, input string) hooks.Decision {
@@ -89,7 +97,7 @@ func TestPermissionRulesFromClaudeSettings(t *testing.T) {
 func TestProjectAllowRulesNeedATrustCheck(t *testing.T) {
 	project := t.TempDir()
 	writeSettings(t, filepath.Join(project, ".claude", "settings.local.json"), `{"permissions": {"allow": ["Bash"]}}`)
-	p, _ := pipeline(t, DefaultConfig(), Options{})
+	p, _ := pipeline(t, DefaultConfig(), Options{Settings: claudeSettings("")})
 	d := p.Run(context.Background(), &hooks.Input{Event: hooks.PreToolUse, SessionID: "s", Cwd: project, ToolName: "Bash", ToolInput: []byte(`{"command":"touch x"}`)})
 	if d.Permission != hooks.NoOpinion {
 		t.Errorf("permission = %q (%s)", d.Permission, d.Reason)

@@ -48,7 +48,7 @@ func TestDiscoverListsAllowedTools(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 	}
 	var got []string
-	for _, d := range Discover(dir) {
+	for _, d := range testFiles.Discover(dir) {
 		for _, h := range d.Hooks {
 			rel, _ := filepath.Rel(dir, d.Path)
 			got = append(got, rel+" "+h.Command)

@@ -1,16 +1,16 @@
 // Package permrules is Claude Code's permission rule language, `Tool` or
 // `Tool(specifier)` (Bash(npm run test:*), Edit(/src/**), mcp__github),
-// and the settings files that hold such rules.
+// and the settings files that hold such rules, wherever the caller says
+// they are (Files: cmd/cordis gives Claude Code's layout).
 //
 // Two parts of cordis share it: the built-in permission-rules hook, which
-// applies the rules of cordis.yml and of Claude's settings files, and the
+// applies the rules of cordis.yml and of the settings files, and the
 // loop, which turns a user's "Always allow" / "Always reject" answer into a
 // rule scoped to the call (ScopeOf), keeps it for the session and saves
 // allow rules where Claude Code does (SaveAllowRule).
 //
-// Trust: a project's .claude/settings.json and .claude/settings.local.json
-// arrive with the repository, so their allow rules apply only once the
-// user vouched for them. Trust (over internal/trust's store, content-hashed
+// Trust: a project's settings files arrive with the repository, so their
+// allow rules apply only once the user vouched for them. Trust (over internal/trust's store, content-hashed
 // per rule) records that vouching: when the user picks "Always allow", and
 // for every allow rule of a project when the user runs `cordis hooks trust`.
 // Their deny and ask rules only restrict, so they always apply.

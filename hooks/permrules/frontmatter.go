@@ -86,22 +86,28 @@ func frontmatterRules(data []byte) ([]string, error) {
 }
 
 // discoverFrontmatter lists the allowed-tools of dir's project commands
-// (.cordis/commands, .claude/commands) and skills (.claude/skills/*/SKILL.md)
-// as entries `cordis hooks trust` trusts and `cordis hooks list` shows.
+// (f.Commands) and skills (<f.Skills>/*/SKILL.md) as entries `cordis hooks trust` trusts and `cordis hooks list` shows.
 // Files are read through dir (a link out of the project is a problem, not
 // followed).
-func discoverFrontmatter(dir string) []trust.Discovered {
+func (f Files) discoverFrontmatter(dir string) []trust.Discovered {
 	var files []string
-	for _, rel := range []string{".cordis/commands", ".claude/commands"} {
-		filepath.WalkDir(filepath.Join(dir, rel), func(p string, e fs.DirEntry, err error) error {
+	for _, src := range f.Commands {
+		if !src.Project {
+			continue
+		}
+		filepath.WalkDir(src.In(dir), func(p string, e fs.DirEntry, err error) error {
 			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".md") {
 				files = append(files, p)
 			}
 			return nil
 		})
 	}
-	skills, _ := filepath.Glob(filepath.Join(dir, ".claude", "skills", "*", "SKILL.md"))
-	files = append(files, skills...)
+	for _, src := range f.Skills {
+		if src.Project {
+			skills, _ := filepath.Glob(filepath.Join(src.In(dir), "*", "SKILL.md"))
+			files = append(files, skills...)
+		}
+	}
 	var out []trust.Discovered
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)

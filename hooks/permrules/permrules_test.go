@@ -183,7 +183,7 @@ func TestToolAndPathRules(t *testing.T) {
 
 func TestSaveAllowRule(t *testing.T) {
 	dir := t.TempDir()
-	path, err := SaveAllowRule(dir, "Bash(npm run test:*)")
+	path, err := SaveAllowRule(dir, LocalSettings, "Bash(npm run test:*)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestSaveAllowRule(t *testing.T) {
 	// Other keys stay, in their order; the mode stays; no HTML escaping.
 	os.WriteFile(path, []byte(`{"model": "opus", "permissions": {"deny": ["Bash(rm:*)"], "allow": ["Read"], "defaultMode": "default"}, "hooks": {"Stop": []}}`), 0o644)
 	os.Chmod(path, 0o644)
-	if _, err := SaveAllowRule(dir, "Bash(make && make test)"); err != nil {
+	if _, err := SaveAllowRule(dir, LocalSettings, "Bash(make && make test)"); err != nil {
 		t.Fatal(err)
 	}
 	want := `{
@@ -229,7 +229,7 @@ func TestSaveAllowRule(t *testing.T) {
 	}
 	// Saving it again changes nothing.
 	before, _ := os.Stat(path)
-	if _, err := SaveAllowRule(dir, "Bash(make && make test)"); err != nil {
+	if _, err := SaveAllowRule(dir, LocalSettings, "Bash(make && make test)"); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.Stat(path); !after.ModTime().Equal(before.ModTime()) || readString(t, path) != want {
@@ -242,7 +242,7 @@ func TestSaveAllowRule(t *testing.T) {
 
 	// A file that is not JSON is left alone.
 	os.WriteFile(path, []byte(`{"permissions": {`), 0o644)
-	if _, err := SaveAllowRule(dir, "Read"); err == nil || readString(t, path) != `{"permissions": {` {
+	if _, err := SaveAllowRule(dir, LocalSettings, "Read"); err == nil || readString(t, path) != `{"permissions": {` {
 		t.Errorf("broken file: err %v, content %q", err, readString(t, path))
 	}
 }
@@ -253,7 +253,7 @@ func TestSaveAllowRuleStaysInTheProject(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, ".claude")); err != nil {
 		t.Skip(err)
 	}
-	if _, err := SaveAllowRule(dir, "Bash(ls:*)"); err == nil {
+	if _, err := SaveAllowRule(dir, LocalSettings, "Bash(ls:*)"); err == nil {
 		t.Error("saved through a symbolic link out of the project")
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
@@ -266,7 +266,7 @@ func TestSaveAllowRuleStaysInTheProject(t *testing.T) {
 
 func TestTrust(t *testing.T) {
 	dir := t.TempDir()
-	tr := Trust{Store: trust.Open(t.TempDir())}
+	tr := Trust{Store: trust.Open(t.TempDir()), Files: testFiles}
 	local := filepath.Join(dir, LocalSettings)
 	os.MkdirAll(filepath.Dir(local), 0o755)
 	// A rule planted by the repository is not trusted.
@@ -293,12 +293,12 @@ func TestTrust(t *testing.T) {
 		t.Error("trust leaked to another file")
 	}
 	// Without a store nothing is trusted, and nothing can be recorded.
-	if (Trust{}).Trusted(local, "Bash(echo:*)") || (Trust{}).Record(local, "Bash(echo:*)") == nil {
+	if (Trust{}).Trusted(local, "Bash(echo:*)") || (Trust{}).Record(dir, LocalSettings, "Bash(echo:*)") == nil {
 		t.Error("a missing store trusts or records")
 	}
 
 	// `cordis hooks trust` sees the project's allow rules.
-	found := Discover(dir)
+	found := testFiles.Discover(dir)
 	if len(found) != 1 || found[0].Path != local+"#permissions.allow" || len(found[0].Hooks) != 3 {
 		t.Fatalf("Discover = %+v", found)
 	}
@@ -330,7 +330,7 @@ func TestProjectSettingsFIFO(t *testing.T) {
 	if _, _, err := ReadProjectFile(dir, LocalSettings); err == nil {
 		t.Error("a FIFO was read")
 	}
-	if _, err := SaveAllowRule(dir, "Bash(ls:*)"); err == nil {
+	if _, err := SaveAllowRule(dir, LocalSettings, "Bash(ls:*)"); err == nil {
 		t.Error("a rule was saved over a FIFO")
 	}
 }

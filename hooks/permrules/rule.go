@@ -22,8 +22,8 @@ type Rule struct {
 	kind       specKind
 	spec       string
 	// anchor is the directory a "/p" path pattern starts from: the project
-	// for a project settings file, Claude's user folder for the user's.
-	// Without one (cordis.yml), "/p" is an absolute path.
+	// for a project settings file, the folder of the user's settings file
+	// for the user's. Without one (cordis.yml), "/p" is an absolute path.
 	anchor string
 }
 

@@ -7,21 +7,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cordis-agent/cordis/internal/confine"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/cordis-agent/cordis/internal/confine"
+	"github.com/cordis-agent/cordis/internal/setup"
 )
 
-// The project settings files Claude Code reads permissions from, relative
-// to the project directory: the shared one (committed) and the local one
-// (the user's own, where "Always allow" answers are saved).
-var (
-	SharedSettings = filepath.Join(".claude", "settings.json")
-	LocalSettings  = filepath.Join(".claude", "settings.local.json")
-)
+// Files are where permission rules are kept on disk, each list highest
+// precedence first (cmd/cordis gives Claude Code's layout). Only a list's
+// project sources are the project's; the user's need no trust.
+type Files struct {
+	// Settings are the settings files whose permissions object applies.
+	Settings []setup.Source
+	// Local is the project settings file, relative to the project
+	// directory, where "Always allow" answers are saved.
+	Local string
+	// Commands and Skills are the folders of command files and the skill
+	// roots (<root>/<name>/SKILL.md) whose allowed-tools need trust.
+	Commands, Skills []setup.Source
+}
 
 // Permissions is the permissions object of a Claude Code settings file.
 type Permissions struct {
@@ -49,7 +57,7 @@ func ParsePermissions(data []byte) (Permissions, error) {
 }
 
 // ReadProjectFile reads the settings file rel of the project at dir. It is
-// opened through an os.Root on dir, so a .claude folder or file that is a
+// opened through an os.Root on dir, so a settings folder or file that is a
 // symbolic link out of the project is refused rather than followed.
 func ReadProjectFile(dir, rel string) ([]byte, fs.FileInfo, error) {
 	dirs := confine.New(dir)
@@ -82,27 +90,28 @@ func ReadProjectFile(dir, rel string) ([]byte, fs.FileInfo, error) {
 // project's could be endless.
 const maxSettingsFile = 4 << 20
 
-// SaveAllowRule adds rule to permissions.allow in the project's
-// .claude/settings.local.json, where Claude Code keeps a user's "don't ask
-// again" answers, and returns the file's path. It creates .claude and the
-// file when missing, keeps every other key (and their order), writes
+// SaveAllowRule adds rule to permissions.allow in the project's settings
+// file at file (relative to projectDir: Files.Local, where Claude Code
+// keeps a user's "don't ask again" answers), and returns the file's path.
+// It creates the file and its folder when missing, keeps every other key (and their order), writes
 // nothing when the rule is already there, and replaces the file atomically
 // (a temporary file renamed over it), keeping its permission bits; a new
 // file is 0600, as Claude Code creates the files it writes. Everything goes
-// through an os.Root on the project directory, so a .claude that links out
-// of the project is refused; a file that is not valid JSON is left alone.
-func SaveAllowRule(projectDir, rule string) (string, error) {
-	path := filepath.Join(projectDir, LocalSettings)
+// through an os.Root on the project directory, so a settings folder that
+// links out of the project is refused; a file that is not valid JSON is
+// left alone.
+func SaveAllowRule(projectDir, file, rule string) (string, error) {
+	path := filepath.Join(projectDir, file)
 	root, err := os.OpenRoot(projectDir)
 	if err != nil {
 		return path, err
 	}
 	defer root.Close()
-	if err := root.Mkdir(filepath.Dir(LocalSettings), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := root.Mkdir(filepath.Dir(file), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return path, err
 	}
 	mode := fs.FileMode(0o600)
-	data, fi, err := ReadProjectFile(projectDir, LocalSettings)
+	data, fi, err := ReadProjectFile(projectDir, file)
 	switch {
 	case err == nil:
 		mode = fi.Mode().Perm()
@@ -117,7 +126,7 @@ func SaveAllowRule(projectDir, rule string) (string, error) {
 	if !changed {
 		return path, nil
 	}
-	tmp := filepath.Join(filepath.Dir(LocalSettings), ".settings.local.json."+randomSuffix()+".tmp")
+	tmp := filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+"."+randomSuffix()+".tmp")
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return path, err
@@ -127,7 +136,7 @@ func SaveAllowRule(projectDir, rule string) (string, error) {
 		werr = err
 	}
 	if werr == nil {
-		werr = root.Rename(tmp, LocalSettings)
+		werr = root.Rename(tmp, file)
 	}
 	if werr != nil {
 		root.Remove(tmp)

@@ -15,6 +15,9 @@ import (
 // edited in the file is a new rule, untrusted until vouched for again.
 type Trust struct {
 	Store *trust.Store
+	// Files are the settings files whose allow rules it keeps (SaveAllow
+	// writes Files.Local).
+	Files Files
 }
 
 const (
@@ -35,15 +38,17 @@ func (t Trust) Trusted(settingsPath, rule string) bool {
 	return t.Store != nil && t.Store.Trusted(trustEntry(settingsPath, rule))
 }
 
-// Record marks rule as trusted in settingsPath, keeping the trust of the
-// file's other allow rules (the store replaces a source's whole set, and
-// rules no longer in the file drop out of it).
-func (t Trust) Record(settingsPath, rule string) error {
+// Record marks rule as trusted in the settings file at file (relative to
+// projectDir), keeping the trust of the file's other allow rules (the
+// store replaces a source's whole set, and rules no longer in the file
+// drop out of it).
+func (t Trust) Record(projectDir, file, rule string) error {
 	if t.Store == nil {
 		return trust.ErrNoStore
 	}
+	settingsPath := filepath.Join(projectDir, file)
 	keep := []trust.Hook{trustEntry(settingsPath, rule)}
-	perms, err := readSettingsPath(settingsPath)
+	perms, err := readSettings(projectDir, file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -56,22 +61,25 @@ func (t Trust) Record(settingsPath, rule string) error {
 }
 
 // SaveAllow saves rule as an allow rule of the project at projectDir (in
-// its .claude/settings.local.json, see SaveAllowRule) and records it as
-// trusted, so that it holds in later sessions too.
+// its Files.Local, see SaveAllowRule) and records it as trusted, so that
+// it holds in later sessions too.
 func (t Trust) SaveAllow(projectDir, rule string) error {
-	path, err := SaveAllowRule(projectDir, rule)
-	if err != nil {
+	if _, err := SaveAllowRule(projectDir, t.Files.Local, rule); err != nil {
 		return err
 	}
-	return t.Record(path, rule)
+	return t.Record(projectDir, t.Files.Local, rule)
 }
 
 // Discover lists the allow rules of dir's project settings files, and the
 // allowed-tools of its project commands and skills, as entries `cordis
 // hooks trust` trusts and `cordis hooks list` shows.
-func Discover(dir string) []trust.Discovered {
+func (f Files) Discover(dir string) []trust.Discovered {
 	var out []trust.Discovered
-	for _, rel := range []string{SharedSettings, LocalSettings} {
+	for _, src := range f.Settings {
+		if !src.Project {
+			continue
+		}
+		rel := src.Path
 		data, _, err := ReadProjectFile(dir, rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -96,14 +104,13 @@ func Discover(dir string) []trust.Discovered {
 			out = append(out, d)
 		}
 	}
-	return append(out, discoverFrontmatter(dir)...)
+	return append(out, f.discoverFrontmatter(dir)...)
 }
 
-// readSettingsPath reads the permissions of a project settings file given
-// by its path (<project>/.claude/<name>).
-func readSettingsPath(settingsPath string) (Permissions, error) {
-	dir := filepath.Dir(filepath.Dir(settingsPath))
-	data, _, err := ReadProjectFile(dir, filepath.Join(".claude", filepath.Base(settingsPath)))
+// readSettings reads the permissions of the project settings file at file
+// (relative to dir).
+func readSettings(dir, file string) (Permissions, error) {
+	data, _, err := ReadProjectFile(dir, file)
 	if err != nil {
 		return Permissions{}, err
 	}

@@ -2,13 +2,13 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// AgentDef is a Claude Code custom subagent: a Markdown file under
-// .claude/agents whose body is the subagent's system prompt.
+// AgentDef is a custom subagent in Claude Code's format: a Markdown file
+// in an agent folder (Sources.Agents) whose body is the subagent's system
+// prompt.
 type AgentDef struct {
 	Name, Description string
 	// Prompt is the body: the subagent's system prompt.
@@ -30,15 +30,8 @@ type agentFrontmatter struct {
 	Model           string `yaml:"model"`
 }
 
-// agentDirs are the agent roots, highest precedence first: the project's,
-// then the user's (Claude Code's order).
-func (r *Registry) agentDirs(cwd string) []sourceDir {
-	out := []sourceDir{{filepath.Join(cwd, ".claude", "agents"), SourceProject}}
-	if r.claudeDir != "" {
-		out = append(out, sourceDir{filepath.Join(r.claudeDir, "agents"), SourceUser})
-	}
-	return out
-}
+// agentDirs are the agent roots, highest precedence first.
+func (r *Registry) agentDirs(cwd string) []sourceDir { return resolve(r.sources.Agents, cwd) }
 
 // loadAgents reads every *.md below the agent roots (recursively; the
 // name comes from the frontmatter, not the file name). On a name clash

@@ -73,7 +73,7 @@ func TestRegistryPrecedenceProtectionAndErrors(t *testing.T) {
 	write(t, filepath.Join(cwd, ".claude/commands/broken.md"), "---\ndescription: [unclosed\n---\nx")
 	write(t, filepath.Join(home, ".claude/commands/review.md"), "user review")
 	write(t, filepath.Join(home, ".cordis/commands/deploy.md"), "Deploy it")
-	reg := NewRegistry([]Command{builtin("help", "h"), builtin("status")}, home)
+	reg := NewRegistry([]Command{builtin("help", "h"), builtin("status")}, testSources(home, nil))
 	s := reg.Load(cwd)
 
 	want := []string{"deploy:user", "git:commit:project", "help:builtin", "review:project", "status:builtin"}
@@ -96,7 +96,7 @@ func TestRegistryPrecedenceProtectionAndErrors(t *testing.T) {
 }
 
 func TestAliasCollisionKeepsFirstOwner(t *testing.T) {
-	reg := NewRegistry([]Command{builtin("beta", "x"), builtin("alpha", "x"), builtin("gamma", "alpha")}, "")
+	reg := NewRegistry([]Command{builtin("beta", "x"), builtin("alpha", "x"), builtin("gamma", "alpha")}, testSources("", nil))
 	s := reg.Load(t.TempDir())
 	if c, _ := s.Lookup("x"); SpecOf(c).Name != "alpha" {
 		t.Fatalf("alias x owned by %s, want alpha (first in name order)", SpecOf(c).Name)
@@ -108,7 +108,7 @@ func TestAliasCollisionKeepsFirstOwner(t *testing.T) {
 		t.Fatalf("warnings = %q, want two collisions reported", s.Warnings)
 	}
 	// Deterministic: the same inputs in another order give the same owner.
-	s2 := NewRegistry([]Command{builtin("alpha", "x"), builtin("gamma", "alpha"), builtin("beta", "x")}, "").Load(t.TempDir())
+	s2 := NewRegistry([]Command{builtin("alpha", "x"), builtin("gamma", "alpha"), builtin("beta", "x")}, testSources("", nil)).Load(t.TempDir())
 	if c, _ := s2.Lookup("x"); SpecOf(c).Name != "alpha" {
 		t.Fatal("alias ownership depends on registration order")
 	}
@@ -118,7 +118,7 @@ func TestEnabledIsEvaluatedOnEveryLookup(t *testing.T) {
 	on := true
 	c := builtin("flaky")
 	c.Enabled = func() bool { return on }
-	s := NewRegistry([]Command{c}, "").Load(t.TempDir())
+	s := NewRegistry([]Command{c}, testSources("", nil)).Load(t.TempDir())
 	if _, ok := s.Lookup("flaky"); !ok {
 		t.Fatal("enabled command not found")
 	}
@@ -130,7 +130,7 @@ func TestEnabledIsEvaluatedOnEveryLookup(t *testing.T) {
 
 func TestCacheInvalidatesWhenFilesChange(t *testing.T) {
 	cwd := t.TempDir()
-	reg := NewRegistry(nil, "")
+	reg := NewRegistry(nil, testSources("", nil))
 	if n := len(reg.Load(cwd).Commands()); n != 0 {
 		t.Fatalf("%d commands in an empty project", n)
 	}
@@ -157,7 +157,7 @@ func TestCacheInvalidatesWhenFilesChange(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	s := NewRegistry([]Command{builtin("compact"), builtin("clear"), builtin("help"), builtin("status")}, "").Load(t.TempDir())
+	s := NewRegistry([]Command{builtin("compact"), builtin("clear"), builtin("help"), builtin("status")}, testSources("", nil)).Load(t.TempDir())
 	if got := s.Suggest("compct"); len(got) == 0 || got[0] != "compact" {
 		t.Fatalf("Suggest(compct) = %v", got)
 	}
@@ -169,7 +169,7 @@ func TestSuggest(t *testing.T) {
 func TestFrontmatterAllowedTools(t *testing.T) {
 	cwd := t.TempDir()
 	write(t, filepath.Join(cwd, ".claude/commands/commit.md"), "---\nallowed-tools: Bash(git add:*), Bash(git commit:*), Read\nargument-hint: [message]\nmodel: claude-haiku-4-5\n---\n## Commit\nDo it")
-	c, ok := NewRegistry(nil, "").Load(cwd).Lookup("commit")
+	c, ok := NewRegistry(nil, testSources("", nil)).Load(cwd).Lookup("commit")
 	if !ok {
 		t.Fatal("not loaded")
 	}
@@ -268,14 +268,13 @@ func TestArgumentsAppendedWhenTemplateHasNoPlaceholder(t *testing.T) {
 	}
 }
 
-// TestClaudeDir: SetClaudeDir moves the user's Claude commands (Claude
-// Code's $CLAUDE_CONFIG_DIR); ~/.claude/commands is then not read.
+// TestClaudeDir: $CLAUDE_CONFIG_DIR moves the user's Claude commands;
+// ~/.claude/commands is then not read.
 func TestClaudeDir(t *testing.T) {
 	home, claudeDir, cwd := t.TempDir(), t.TempDir(), t.TempDir()
 	write(t, filepath.Join(home, ".claude/commands/old.md"), "from ~/.claude")
 	write(t, filepath.Join(claudeDir, "commands/moved.md"), "from CLAUDE_CONFIG_DIR")
-	reg := NewRegistry(nil, home)
-	reg.SetClaudeDir(claudeDir)
+	reg := NewRegistry(nil, testSources(home, func(string) string { return claudeDir }))
 	if diff := cmp.Diff([]string{"moved:user"}, names(reg.Load(cwd))); diff != "" {
 		t.Fatalf("commands (-want +got):\n%s", diff)
 	}

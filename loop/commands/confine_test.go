@@ -70,7 +70,7 @@ func TestProjectCommandFilesStayInsideTheProject(t *testing.T) {
 	mustLink(t, "../../docs/review.md", filepath.Join(cwd, ".claude", "commands", "review.md"))
 	mustLink(t, outside, filepath.Join(cwd, ".cordis"))
 
-	s := NewRegistry(nil, home).Load(cwd)
+	s := NewRegistry(nil, testSources(home, nil)).Load(cwd)
 	if diff := cmp.Diff([]string{"plain:project", "review:project"}, names(s)); diff != "" {
 		t.Fatalf("commands (-want +got):\n%s", diff)
 	}

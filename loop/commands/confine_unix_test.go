@@ -27,7 +27,7 @@ func TestFIFOsAreRefusedNotWaitedOn(t *testing.T) {
 	if got, err := e.Expand(context.Background(), "@{notes.md}", ""); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Expand = %q, %v; want %q", got, err, want)
 	}
-	s := NewRegistry(nil, home).Load(cwd)
+	s := NewRegistry(nil, testSources(home, nil)).Load(cwd)
 	if len(s.Errors) != 1 || s.Errors[0].String() != command+": "+want {
 		t.Errorf("errors = %v; want %s: %s", s.Errors, command, want)
 	}

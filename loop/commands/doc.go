@@ -1,7 +1,7 @@
 // Package commands is cordis's slash-command system: the parser that
 // decides whether prompt text is a command, the registry that merges
-// command sources (project and user Markdown files, in cordis's and Claude
-// Code's folders, over built-ins), and the template expander of prompt
+// command sources (project and user Markdown files, in the folders
+// cmd/cordis names in Sources, over built-ins), and the template expander of prompt
 // commands. A command arrives over ACP as prompt text starting with '/';
 // it never goes through the model unless it expands into a prompt.
 //

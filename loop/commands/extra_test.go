@@ -11,7 +11,7 @@ func TestSetWith(t *testing.T) {
 	local := func(name string, source Source) Command {
 		return &Local{Spec: Spec{Name: name, Source: source}}
 	}
-	r := NewRegistry([]Command{local("help", SourceBuiltin), local("zeta", SourceBuiltin)}, "")
+	r := NewRegistry([]Command{local("help", SourceBuiltin), local("zeta", SourceBuiltin)}, testSources("", nil))
 	base := r.Load(t.TempDir())
 	if got := base.With(nil); got != base {
 		t.Error("With(nil) made a new set")

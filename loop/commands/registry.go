@@ -14,6 +14,7 @@ import (
 
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/confine"
+	"github.com/cordis-agent/cordis/internal/setup"
 	"gopkg.in/yaml.v3"
 )
 
@@ -23,37 +24,37 @@ var Protected = []string{"help", "clear", "compact", "status", "hooks", "doctor"
 // maxCommandFile caps a command file; larger files are load errors.
 const maxCommandFile = 256 << 10
 
-// Registry merges command sources: project commands (<cwd>/.cordis/commands,
-// then <cwd>/.claude/commands) over user commands (~/.cordis/commands, then
-// ~/.claude/commands or SetClaudeDir's) over built-ins. Loading the files
-// is cached per cwd and invalidated when a command directory or file
-// changes (or by Invalidate); Enabled is evaluated on every lookup.
+// Sources are where the registry finds files, each list highest
+// precedence first. cmd/cordis fills them with cordis's own command
+// folders and Claude Code's (internal/claudecode); the registry only
+// knows whose each is, the project's or the user's.
+type Sources struct {
+	// Commands are folders of Markdown command files.
+	Commands []setup.Source
+	// Skills are skill roots (<root>/<name>/SKILL.md).
+	Skills []setup.Source
+	// Agents are folders of custom subagent files.
+	Agents []setup.Source
+}
+
+// Registry merges command sources (Sources.Commands, the first over the
+// later ones) over built-ins. Loading the files is cached per cwd and
+// invalidated when a command directory or file changes (or by
+// Invalidate); Enabled is evaluated on every lookup.
 type Registry struct {
 	builtins []Command
-	home     string
-	// claudeDir is Claude Code's user folder (<home>/.claude unless
-	// SetClaudeDir moved it).
-	claudeDir string
-	extra     func(cwd string) []Command // e.g. MCP prompts; may be nil
+	sources  Sources
+	extra    func(cwd string) []Command // e.g. MCP prompts; may be nil
 
 	mu    sync.Mutex
 	cache map[string]*Set
 }
 
-// NewRegistry returns a registry over builtins; home is the user's home
-// directory ("" skips user commands).
-func NewRegistry(builtins []Command, home string) *Registry {
-	r := &Registry{builtins: builtins, home: home, cache: map[string]*Set{}}
-	if home != "" {
-		r.claudeDir = filepath.Join(home, ".claude")
-	}
-	return r
+// NewRegistry returns a registry over builtins that reads the files of
+// sources (the zero Sources reads none).
+func NewRegistry(builtins []Command, sources Sources) *Registry {
+	return &Registry{builtins: builtins, sources: sources, cache: map[string]*Set{}}
 }
-
-// SetClaudeDir reads the user's Claude commands from dir/commands instead
-// of ~/.claude/commands (Claude Code's $CLAUDE_CONFIG_DIR). Call it before
-// the registry is used.
-func (r *Registry) SetClaudeDir(dir string) { r.claudeDir = dir }
 
 // LoadError is a command source that could not be loaded.
 type LoadError struct {
@@ -104,20 +105,21 @@ type sourceDir struct {
 	source Source
 }
 
-// dirs lists the command directories in precedence order, highest first.
-func (r *Registry) dirs(cwd string) []sourceDir {
-	out := []sourceDir{
-		{filepath.Join(cwd, ".cordis", "commands"), SourceProject},
-		{filepath.Join(cwd, ".claude", "commands"), SourceProject},
-	}
-	if r.home != "" {
-		out = append(out, sourceDir{filepath.Join(r.home, ".cordis", "commands"), SourceUser})
-	}
-	if r.claudeDir != "" {
-		out = append(out, sourceDir{filepath.Join(r.claudeDir, "commands"), SourceUser})
+// resolve places sources for cwd, keeping their order.
+func resolve(sources []setup.Source, cwd string) []sourceDir {
+	out := make([]sourceDir, 0, len(sources))
+	for _, src := range sources {
+		d := sourceDir{src.In(cwd), SourceUser}
+		if src.Project {
+			d.source = SourceProject
+		}
+		out = append(out, d)
 	}
 	return out
 }
+
+// dirs lists the command directories in precedence order, highest first.
+func (r *Registry) dirs(cwd string) []sourceDir { return resolve(r.sources.Commands, cwd) }
 
 // signature fingerprints the command files (names, sizes, mtimes), so an
 // edit, addition or removal invalidates the cache.
@@ -341,7 +343,7 @@ func walkMarkdown(root string, project bool, cwd string, visit func(p, rel strin
 // walkProject is walkMarkdown for a directory of the project, which is
 // untrusted: every directory and file is opened through cwd
 // (internal/confine), so neither a link out of the project (a command
-// file linked to ~/.ssh/id_ed25519, a .claude linked to another tree) nor
+// file linked to ~/.ssh/id_ed25519, a command folder linked to another tree) nor
 // a directory swapped for one while it is read is followed, and FIFOs are
 // refused rather than waited on. A link out is a LoadError that says where
 // it leads (shown by /doctor); links inside the project are followed.

@@ -48,15 +48,8 @@ type skillFrontmatter struct {
 // the model's listing keeps, as Claude Code cuts it.
 const maxSkillListing = 1536
 
-// skillDirs are the skill roots, highest precedence first: the user's
-// (Claude Code: personal beats project), then the project's.
-func (r *Registry) skillDirs(cwd string) []sourceDir {
-	var out []sourceDir
-	if r.claudeDir != "" {
-		out = append(out, sourceDir{filepath.Join(r.claudeDir, "skills"), SourceUser})
-	}
-	return append(out, sourceDir{filepath.Join(cwd, ".claude", "skills"), SourceProject})
-}
+// skillDirs are the skill roots, highest precedence first.
+func (r *Registry) skillDirs(cwd string) []sourceDir { return resolve(r.sources.Skills, cwd) }
 
 // loadSkills reads every <root>/<name>/SKILL.md; on a name clash the
 // earlier root wins.
@@ -146,16 +139,18 @@ func skillCommand(sk Skill) *Prompt {
 	}
 }
 
-// UserSkillsDir is the user's Claude Code skills folder when it exists
-// ("" otherwise): the loop adds it to a session's directories so that the
-// model can read a user skill's scripts and references.
-func (r *Registry) UserSkillsDir() string {
-	if r.claudeDir == "" {
-		return ""
+// UserSkillDirs are the user's skill roots that exist: the loop adds
+// them to a session's directories so that the model can read a user
+// skill's scripts and references.
+func (r *Registry) UserSkillDirs() []string {
+	var out []string
+	for _, src := range r.sources.Skills {
+		if src.Project {
+			continue
+		}
+		if info, err := os.Stat(src.Path); err == nil && info.IsDir() {
+			out = append(out, src.Path)
+		}
 	}
-	dir := filepath.Join(r.claudeDir, "skills")
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return ""
-	}
-	return dir
+	return out
 }

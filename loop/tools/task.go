@@ -10,7 +10,7 @@ import (
 var taskSpec = specFor[TaskInput]()
 
 // AgentType is a kind of subagent the Agent tool can start: the built-in
-// general-purpose one or a custom subagent (.claude/agents).
+// general-purpose one or a custom subagent (a file of an agent folder).
 type AgentType struct {
 	Name, Description string
 	// Tools are the tools it gets; nil means all.

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+
+	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/claudecode"
+	"github.com/cordis-agent/cordis/internal/setup"
+	"github.com/cordis-agent/cordis/loop/commands"
+)
+
+// userSetup is where the user's and a project's setup lives on disk:
+// cordis's own command folders and Claude Code's layout. The loop and the
+// built-in hooks are given it as sources and never know whose it is.
+type userSetup struct {
+	home   string
+	claude claudecode.Layout
+}
+
+// findSetup is the setup of the user running cordis: their home, and
+// Claude Code's user folder following $CLAUDE_CONFIG_DIR.
+func findSetup() userSetup {
+	home, _ := os.UserHomeDir()
+	return userSetup{home: home, claude: claudecode.Locate(home, os.Getenv)}
+}
+
+// commandSources are the loop's slash-command folders (cordis's over
+// Claude Code's, the project's over the user's) and Claude Code's skill
+// and subagent folders.
+func (s userSetup) commandSources() commands.Sources {
+	return commands.Sources{
+		Commands: s.commandFolders(),
+		Skills:   s.claude.Skills,
+		Agents:   s.claude.Agents,
+	}
+}
+
+func (s userSetup) commandFolders() []setup.Source {
+	return setup.ProjectFirst(setup.CordisCommands(s.home), s.claude.Commands)
+}
+
+// permissionFiles are Claude Code's settings files, and the command and
+// skill folders whose allowed-tools a project's trust covers.
+func (s userSetup) permissionFiles() permrules.Files {
+	return permrules.Files{
+		Settings: s.claude.Settings,
+		Local:    s.claude.LocalSettings,
+		Commands: s.commandFolders(),
+		Skills:   s.claude.Skills,
+	}
+}
