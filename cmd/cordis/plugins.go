@@ -143,12 +143,12 @@ func providerKeyEnv(cfg *config.Config) []string {
 }
 
 func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project *projectOverlay, creds credentialFile) (*loop.Config, error) {
-	// The pipeline of every hook plugin (built-ins, bridges).
-	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	// What subprocesses inherit: never a provider key, unless the user's
 	// agent.exposeEnv names it. Known before any plugin is built, since the
 	// bridges take it.
 	envPolicy := subproc.NewEnvPolicy(providerKeyEnv(cfg), exposedEnv(cfg))
+	// The pipeline of every hook plugin (built-ins, bridges).
+	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe, EnvPolicy: envPolicy}
 	// Where commands, skills, subagents and settings are read from.
 	user := findSetup()
@@ -159,118 +159,150 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	for _, name := range providerKeyEnv(cfg) {
 		secrets.Register(name, getenv(name))
 	}
-	// Plugins register on a batch that joins the pipeline in one change.
-	batch := &hooks.Batch{}
-	var providers []string
-	builtinEntries := 0
-	// doctors add lines to /doctor: config files, hook files, trust.
-	doctors := []func(cwd string) []string{func(string) []string { return append(configReport(cfg), project.Report()...) }}
+	a := &assembly{out: out, stateDir: stateDir, logger: logger, user: user, getenv: getenv,
+		// Plugins register on a batch that joins the pipeline in one change.
+		batch: &hooks.Batch{},
+		// doctors add lines to /doctor: config files, hook files, trust.
+		doctors: []func(cwd string) []string{func(string) []string { return append(configReport(cfg), project.Report()...) }},
+	}
 	if notice := project.Notice(); notice != "" {
-		registerNotice(batch, "project-config", notice)
+		registerNotice(a.batch, "project-config", notice)
 	}
-	out.Doctor = func(cwd string) []string {
-		var lines []string
-		for _, d := range doctors {
-			lines = append(lines, d(cwd)...)
-		}
-		return lines
-	}
+	out.Doctor = a.doctor
 	for _, p := range cfg.Enabled() {
-		switch c := p.Config.(type) {
-		case *agentConfig:
-			out.Models = c.Models
-			out.DefaultMode = c.DefaultMode
-			out.MaxTurnRequests = c.MaxTurnRequests
-			out.MaxStopBlocks = c.MaxStopBlocks
-			out.MaxSubagentDepth = c.MaxSubagentDepth
-			out.ContextWindow = c.ContextWindow
-			out.SystemPrompt = c.SystemPrompt
-			for _, d := range c.ExtraDirectories {
-				if !filepath.IsAbs(d) {
-					return nil, fmt.Errorf("%s: entry %q: extraDirectories must be absolute, got %q", p.Source, p.ID, d)
-				}
-			}
-			out.ExtraDirectories = c.ExtraDirectories
-			for _, d := range []struct {
-				field, value string
-				into         *time.Duration
-			}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}, {"sessionStartTimeout", c.SessionStartTimeout, &out.SessionStartTimeout}} {
-				if d.value == "" {
-					continue
-				}
-				v, err := time.ParseDuration(d.value)
-				if err != nil || v <= 0 {
-					return nil, fmt.Errorf("%s: entry %q: %s: want a positive duration like 30s, got %q", p.Source, p.ID, d.field, d.value)
-				}
-				*d.into = v
-			}
-		case *anthropic.Config:
-			prov, err := anthropic.New(*c, anthropic.WithLogger(logger), anthropic.WithGetenv(getenv))
-			if err != nil {
-				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
-			}
-			out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
-			out.ThinkingBudget = c.ThinkingBudget
-			providers = append(providers, p.ID)
-		case *replay.Config:
-			prov, err := replay.New(*c, replay.WithLogger(logger))
-			if err != nil {
-				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
-			}
-			out.Provider, out.Model, out.MaxTokens = prov, prov.Model(), prov.MaxTokens()
-			providers = append(providers, p.ID)
-		case *openai.Config:
-			prov, err := openai.New(*c, openai.WithLogger(logger), openai.WithGetenv(getenv))
-			if err != nil {
-				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
-			}
-			out.Provider, out.Model, out.MaxTokens = prov, c.Model, c.MaxTokens
-			providers = append(providers, p.ID)
-		case *builtin.Config:
-			if builtinEntries++; builtinEntries > 1 {
-				return nil, fmt.Errorf("%s: entry %q: a second hooks/builtin entry; keep one", p.Source, p.ID)
-			}
-			if err := registerBuiltins(batch, c, out, stateDir, user, logger); err != nil {
-				return nil, fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err)
-			}
-		case *claude.Config:
-			cc := *c
-			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := claude.New(cc, claude.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir), Version: currentVersion(), EnvPolicy: envPolicy})
-			b.Register(batch)
-			doctors = append(doctors, b.Doctor)
-		case *codex.Config:
-			cc := *c
-			cc.Path = resolveRelative(cc.Path, p.Source)
-			b := codex.New(cc, codex.Options{Logger: logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(stateDir), EnvPolicy: envPolicy,
-				Version: currentVersion(), ModelProvider: providerName(out)})
-			b.Register(batch)
-			doctors = append(doctors, b.Doctor)
-		default:
-			return nil, fmt.Errorf("%s: entry %q: plugin %s is registered but not wired", p.Source, p.ID, p.Name)
+		if err := a.add(p); err != nil {
+			return nil, err
 		}
 	}
 	if !hasPlugin(cfg, "hooks/builtin") {
 		// No entry at all (an older cordis.yml): the built-in defaults, so
 		// that AGENTS.md / CLAUDE.md still reach the model. An entry with
 		// disabled: true turns them all off.
-		if err := registerBuiltins(batch, builtin.DefaultConfig(), out, stateDir, user, logger); err != nil {
+		if err := registerBuiltins(a.batch, builtin.DefaultConfig(), out, stateDir, user, logger); err != nil {
 			return nil, err
 		}
 	}
-	pipe.Add(batch)
-	switch len(providers) {
+	pipe.Add(a.batch)
+	switch len(a.providers) {
 	case 0:
 		return nil, fmt.Errorf("no model provider enabled: add an llm/anthropic or llm/openai entry to the config")
 	case 1:
 	default:
-		return nil, fmt.Errorf("%d model providers enabled (%s): disable all but one", len(providers), strings.Join(providers, ", "))
+		return nil, fmt.Errorf("%d model providers enabled (%s): disable all but one", len(a.providers), strings.Join(a.providers, ", "))
 	}
 	if out.Model == "" {
-		return nil, fmt.Errorf("the model provider %s has no model: set config.model", providers[0])
+		return nil, fmt.Errorf("the model provider %s has no model: set config.model", a.providers[0])
 	}
 	var _ llm.Provider = out.Provider
 	return out, nil
+}
+
+// assembly is the loop's Config being built from the plugin entries.
+type assembly struct {
+	out            *loop.Config
+	stateDir       string
+	logger         *slog.Logger
+	user           userSetup
+	getenv         func(string) string
+	batch          *hooks.Batch
+	doctors        []func(cwd string) []string
+	providers      []string // ids of the provider entries
+	builtinEntries int
+}
+
+func (a *assembly) doctor(cwd string) []string {
+	var lines []string
+	for _, d := range a.doctors {
+		lines = append(lines, d(cwd)...)
+	}
+	return lines
+}
+
+// add wires one enabled plugin entry.
+func (a *assembly) add(p config.Plugin) error {
+	fail := func(err error) error { return fmt.Errorf("%s: entry %q: %v", p.Source, p.ID, err) }
+	out := a.out
+	switch c := p.Config.(type) {
+	case *agentConfig:
+		return a.agent(p, c)
+	case *anthropic.Config:
+		prov, err := anthropic.New(*c, anthropic.WithLogger(a.logger), anthropic.WithGetenv(a.getenv))
+		if err != nil {
+			return fail(err)
+		}
+		out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
+		out.ThinkingBudget = c.ThinkingBudget
+		a.providers = append(a.providers, p.ID)
+	case *replay.Config:
+		prov, err := replay.New(*c, replay.WithLogger(a.logger))
+		if err != nil {
+			return fail(err)
+		}
+		out.Provider, out.Model, out.MaxTokens = prov, prov.Model(), prov.MaxTokens()
+		a.providers = append(a.providers, p.ID)
+	case *openai.Config:
+		prov, err := openai.New(*c, openai.WithLogger(a.logger), openai.WithGetenv(a.getenv))
+		if err != nil {
+			return fail(err)
+		}
+		out.Provider, out.Model, out.MaxTokens = prov, c.Model, c.MaxTokens
+		a.providers = append(a.providers, p.ID)
+	case *builtin.Config:
+		if a.builtinEntries++; a.builtinEntries > 1 {
+			return fmt.Errorf("%s: entry %q: a second hooks/builtin entry; keep one", p.Source, p.ID)
+		}
+		if err := registerBuiltins(a.batch, c, out, a.stateDir, a.user, a.logger); err != nil {
+			return fail(err)
+		}
+	case *claude.Config:
+		cc := *c
+		cc.Path = resolveRelative(cc.Path, p.Source)
+		b := claude.New(cc, claude.Options{Logger: a.logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(a.stateDir), Version: currentVersion(), EnvPolicy: out.EnvPolicy})
+		b.Register(a.batch)
+		a.doctors = append(a.doctors, b.Doctor)
+	case *codex.Config:
+		cc := *c
+		cc.Path = resolveRelative(cc.Path, p.Source)
+		b := codex.New(cc, codex.Options{Logger: a.logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(a.stateDir), EnvPolicy: out.EnvPolicy,
+			Version: currentVersion(), ModelProvider: providerName(out)})
+		b.Register(a.batch)
+		a.doctors = append(a.doctors, b.Doctor)
+	default:
+		return fmt.Errorf("%s: entry %q: plugin %s is registered but not wired", p.Source, p.ID, p.Name)
+	}
+	return nil
+}
+
+// agent applies the agent entry: the loop's own settings.
+func (a *assembly) agent(p config.Plugin, c *agentConfig) error {
+	out := a.out
+	out.Models = c.Models
+	out.DefaultMode = c.DefaultMode
+	out.MaxTurnRequests = c.MaxTurnRequests
+	out.MaxStopBlocks = c.MaxStopBlocks
+	out.MaxSubagentDepth = c.MaxSubagentDepth
+	out.ContextWindow = c.ContextWindow
+	out.SystemPrompt = c.SystemPrompt
+	for _, d := range c.ExtraDirectories {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("%s: entry %q: extraDirectories must be absolute, got %q", p.Source, p.ID, d)
+		}
+	}
+	out.ExtraDirectories = c.ExtraDirectories
+	for _, d := range []struct {
+		field, value string
+		into         *time.Duration
+	}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}, {"sessionStartTimeout", c.SessionStartTimeout, &out.SessionStartTimeout}} {
+		if d.value == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.value)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("%s: entry %q: %s: want a positive duration like 30s, got %q", p.Source, p.ID, d.field, d.value)
+		}
+		*d.into = v
+	}
+	return nil
 }
 
 // providerName names cfg's model provider once it is assembled (a
