@@ -1,0 +1,22 @@
+// Package wire is the wire-conformance suite (issue 19): it captures the
+// request bodies cordis builds for both providers and has them checked
+// against the official SDK types and the API's rules.
+//
+// capture_test.go rebuilds the full Anthropic Messages body of every
+// recorded snapshot request (fixtures/<scenario>/<conversation>/NNN.request.json
+// with the {{system}} and {{tools}} sidecars of snapshots/<scenario>/expected
+// put back and path placeholders expanded), and builds a few representative
+// bodies of both providers through llm/anthropic and llm/openai themselves
+// (thinking, images, parallel tool calls and results, reasoning_content).
+// With $WIRE_OUT set it writes them there as anthropic/*.json and
+// openai/*.json; without, it only checks that they can be built.
+//
+// run.sh runs the capture, then check.mjs: every body becomes a TypeScript
+// object literal typed as the SDK's MessageCreateParamsStreaming or
+// ChatCompletionCreateParamsStreaming and is compiled with tsc --strict
+// (an unknown field is an excess-property error), and the rules the types
+// cannot express are checked on the JSON (see check.mjs). The npm packages
+// are pinned in package-lock.json and installed with npm ci.
+//
+//	bash wire/run.sh
+package wire
