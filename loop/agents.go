@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -32,7 +33,7 @@ func (s *Session) subagentKindOf(name string) subagentKind {
 	defs := s.agent.commands.Load(s.cwd).Agents
 	for i := range defs {
 		if d := &defs[i]; d.Name == name {
-			return subagentKind{prompt: firstNonEmpty(d.Prompt, subagentPrompt), def: d, model: s.subagentModel(d.Model)}
+			return subagentKind{prompt: cmp.Or(d.Prompt, subagentPrompt), def: d, model: s.subagentModel(d.Model)}
 		}
 	}
 	return subagentKind{prompt: subagentPrompt}

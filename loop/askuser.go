@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,7 +49,7 @@ func (s *Session) askByElicitation(ctx context.Context, toolCallID string, qs []
 		for j, o := range q.Options {
 			options[j] = map[string]string{"const": o.Label, "title": o.Label, "description": o.Description}
 		}
-		title := firstNonEmpty(q.Header, "Question "+strconv.Itoa(i+1))
+		title := cmp.Or(q.Header, "Question "+strconv.Itoa(i+1))
 		if q.MultiSelect {
 			props[choice] = map[string]any{"type": "array", "title": title, "description": q.Question, "items": map[string]any{"anyOf": options}}
 		} else {

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -28,7 +29,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	d := s.runHook(ctx, &hooks.Input{Event: hooks.PreCompact, TurnID: turnID, Trigger: trigger, CustomInstructions: instructions})
 	s.showSystemMessages(ctx, d)
 	if d.Block || d.StopTurn {
-		s.say(ctx, "Compaction was blocked by a hook: "+firstNonEmpty(d.Reason, d.StopReason, "no reason given"))
+		s.say(ctx, "Compaction was blocked by a hook: "+cmp.Or(d.Reason, d.StopReason, "no reason given"))
 		return acp.StopEndTurn
 	}
 	s.mu.Lock()
@@ -68,7 +69,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	}
 	text := strings.TrimSpace(summary.String())
 	if text == "" {
-		s.usage.add(resp.Usage, firstNonEmpty(resp.Model, model))
+		s.usage.add(resp.Usage, cmp.Or(resp.Model, model))
 		s.say(ctx, "Compaction failed: the model returned no summary; the conversation is unchanged.")
 		return acp.StopEndTurn
 	}
@@ -76,7 +77,7 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 	s.history = []llm.Message{compactedMessage(text)}
 	s.mu.Unlock()
 	// The context is now about the summary's size until the next response.
-	s.bill(ctx, resp.Usage, firstNonEmpty(resp.Model, model), resp.Usage.OutputTokens)
+	s.bill(ctx, resp.Usage, cmp.Or(resp.Model, model), resp.Usage.OutputTokens)
 	s.record(compactionEvent{Summary: text, MessagesBefore: len(history), Trigger: trigger, Instructions: instructions})
 	s.queueSessionStart(ctx, "compact")
 	s.say(ctx, fmt.Sprintf("Compacted the conversation: %d messages replaced by a summary of %d characters.", len(history), len(text)))

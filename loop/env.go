@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,7 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 		Todos: func(ctx context.Context, items []tools.TodoItem) error {
 			entries := make([]acp.PlanEntry, len(items))
 			for i, it := range items {
-				entries[i] = acp.PlanEntry{Content: it.Content, Status: it.Status, Priority: firstNonEmpty(it.Priority, "medium")}
+				entries[i] = acp.PlanEntry{Content: it.Content, Status: it.Status, Priority: cmp.Or(it.Priority, "medium")}
 			}
 			r.record(planEvent(entries))
 			s.notify(ctx, acp.PlanUpdate{Entries: entries})

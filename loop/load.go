@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -204,7 +205,7 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		// The session's usage (and so its budget) survives a restart; a
 		// step cut short counts what it reported (the tokens were spent).
 		if r, ok := decodeEvent[modelResponseEvent](ev); ok && (!r.Partial || r.Usage != (llm.Usage{})) {
-			s.usage.add(r.Usage, firstNonEmpty(r.Model, s.model))
+			s.usage.add(r.Usage, cmp.Or(r.Model, s.model))
 			s.usage.setContext(restoredContext(ev, r.Usage))
 		}
 	case sessionlog.TypeClear:

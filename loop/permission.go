@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"maps"
@@ -74,7 +75,7 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 
 	switch {
 	case pre.Permission == hooks.Deny:
-		v.Source, v.Message = "hook", "Denied by a PreToolUse hook: "+firstNonEmpty(pre.Reason, "no reason given")
+		v.Source, v.Message = "hook", "Denied by a PreToolUse hook: "+cmp.Or(pre.Reason, "no reason given")
 		return v
 	case mode == ModePlan && !t.ReadOnly() && !userOnly:
 		v.Source, v.Message = "mode", "Plan mode is read-only: "+t.Name()+" is not allowed. Describe the change in your plan instead."
@@ -100,7 +101,7 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 		v.Allowed, v.Source, v.UpdatedInput = true, "permission-hook", pd.UpdatedInput
 		return v
 	case pd.Permission == hooks.Deny:
-		v.Source, v.Message = "permission-hook", "Denied by a PermissionRequest hook: "+firstNonEmpty(pd.Reason, "no reason given")
+		v.Source, v.Message = "permission-hook", "Denied by a PermissionRequest hook: "+cmp.Or(pd.Reason, "no reason given")
 		return v
 	}
 
@@ -307,7 +308,7 @@ var exitPlanOptions = []acp.PermissionOption{
 // mode.
 func (r *runner) exitPlan(ctx context.Context, toolCallID, plan string) (tools.PlanDecision, error) {
 	s := r.s
-	plan = firstNonEmpty(plan, strings.TrimSpace(r.lastText), "(The model gave no plan.)")
+	plan = cmp.Or(plan, strings.TrimSpace(r.lastText), "(The model gave no plan.)")
 	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
 		ToolCall: acp.ToolCallUpdate{ToolCallID: toolCallID, Title: "Ready to code?", Kind: acp.ToolKindSwitchMode,

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -85,7 +86,7 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 	d := s.runHook(ctx, &hooks.Input{Event: hooks.UserPromptSubmit, Prompt: text, TurnID: turnID})
 	s.showSystemMessages(ctx, d)
 	if d.Block || d.StopTurn {
-		reason := firstNonEmpty(d.Reason, d.StopReason, "no reason given")
+		reason := cmp.Or(d.Reason, d.StopReason, "no reason given")
 		s.say(ctx, "Prompt blocked by a hook: "+reason)
 		s.record(turnRejectedEvent{TurnID: turnID, Reason: reason})
 		return acp.StopEndTurn, nil
@@ -156,8 +157,8 @@ func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string,
 			}
 			out = append(out, llm.Block{Type: llm.BlockImage, MediaType: mediaType, Data: b.Data})
 		case "resource_link":
-			out = append(out, llm.Text(fmt.Sprintf("[@%s](%s)", firstNonEmpty(b.Name, b.Title, b.URI), b.URI)))
-			fmt.Fprintf(&text, "@%s", firstNonEmpty(b.Name, b.URI))
+			out = append(out, llm.Text(fmt.Sprintf("[@%s](%s)", cmp.Or(b.Name, b.Title, b.URI), b.URI)))
+			fmt.Fprintf(&text, "@%s", cmp.Or(b.Name, b.URI))
 		case "resource":
 			if b.Resource == nil {
 				return nil, "", acp.InvalidParams("prompt[%d]: field \"resource\" is required", i)
@@ -170,7 +171,7 @@ func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string,
 				mediaType, _ := checkImage(r.MimeType, *r.Blob)
 				out = append(out, llm.Block{Type: llm.BlockImage, MediaType: mediaType, Data: *r.Blob})
 			case r.Blob != nil:
-				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>(binary %s content, %d base64 bytes, not shown)</context>", r.URI, firstNonEmpty(r.MimeType, "unknown"), len(*r.Blob))))
+				out = append(out, llm.Text(fmt.Sprintf("<context ref=%q>(binary %s content, %d base64 bytes, not shown)</context>", r.URI, cmp.Or(r.MimeType, "unknown"), len(*r.Blob))))
 			default:
 				return nil, "", acp.InvalidParams("prompt[%d]: a resource needs text or blob", i)
 			}

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -57,7 +58,7 @@ func (s *Session) loadSkill(ctx context.Context, in tools.SkillInput) (string, e
 	for _, i := range skillInfos(set.Skills) {
 		names = append(names, i.Name)
 	}
-	return "", fmt.Errorf("Unknown skill: %s. Available skills: %s", in.Skill, firstNonEmpty(strings.Join(names, ", "), "none"))
+	return "", fmt.Errorf("Unknown skill: %s. Available skills: %s", in.Skill, cmp.Or(strings.Join(names, ", "), "none"))
 }
 
 // skillBody substitutes what Claude Code substitutes in a skill invoked by

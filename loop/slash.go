@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,7 +65,7 @@ func (s *Session) availableCommands() []acp.AvailableCommand {
 	out := []acp.AvailableCommand{}
 	for _, c := range withMCP.Commands() {
 		sp := commands.SpecOf(c)
-		ac := acp.AvailableCommand{Name: sp.Name, Description: firstNonEmpty(sp.Description, sp.Name)}
+		ac := acp.AvailableCommand{Name: sp.Name, Description: cmp.Or(sp.Description, sp.Name)}
 		if sp.ArgumentHint != "" {
 			ac.Input = &acp.AvailableCommandInput{Hint: sp.ArgumentHint}
 		}
@@ -264,7 +265,7 @@ func cmdHelp(ctx context.Context, s *Session, args string) commands.Intent {
 		if sp.ArgumentHint != "" {
 			fmt.Fprintf(&b, " %s", sp.ArgumentHint)
 		}
-		fmt.Fprintf(&b, " — %s", firstNonEmpty(sp.Description, "(no description)"))
+		fmt.Fprintf(&b, " — %s", cmp.Or(sp.Description, "(no description)"))
 		if sp.Source != commands.SourceBuiltin {
 			fmt.Fprintf(&b, " [%s]", sp.Source)
 		}

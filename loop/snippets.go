@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,9 +78,9 @@ func (g *snippetGovernor) preToolUse(ctx context.Context) (ask []int, err error)
 		s.showSystemMessages(ctx, pre)
 		switch {
 		case pre.StopTurn:
-			return nil, g.deny(i, "hook", "was stopped by a PreToolUse hook: "+firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
+			return nil, g.deny(i, "hook", "was stopped by a PreToolUse hook: "+cmp.Or(pre.StopReason, pre.Reason, "no reason given"))
 		case pre.Permission == hooks.Deny:
-			return nil, g.deny(i, "hook", "was denied by a PreToolUse hook: "+firstNonEmpty(pre.Reason, "no reason given"))
+			return nil, g.deny(i, "hook", "was denied by a PreToolUse hook: "+cmp.Or(pre.Reason, "no reason given"))
 		}
 		if pre.UpdatedInput != nil {
 			rewritten, ok := bashCommand(pre.UpdatedInput)
@@ -112,7 +113,7 @@ func (g *snippetGovernor) permissionRequest(ctx context.Context, ask []int) (ask
 		pd := g.s.runHook(ctx, &hooks.Input{Event: hooks.PermissionRequest, TurnID: g.turnID, ToolName: snippetTool, ToolUseID: snippetID(g.turnID, i), ToolInput: bashInput(g.run[i])})
 		switch pd.Permission {
 		case hooks.Deny:
-			return nil, g.deny(i, "permission-hook", "was denied by a PermissionRequest hook: "+firstNonEmpty(pd.Reason, "no reason given"))
+			return nil, g.deny(i, "permission-hook", "was denied by a PermissionRequest hook: "+cmp.Or(pd.Reason, "no reason given"))
 		case hooks.Allow:
 			if pd.UpdatedInput != nil {
 				rewritten, ok := bashCommand(pd.UpdatedInput)

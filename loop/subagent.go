@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -37,7 +38,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 		return "", err
 	}
 	defer log.Close()
-	agentType := firstNonEmpty(in.SubagentType, "general-purpose")
+	agentType := cmp.Or(in.SubagentType, "general-purpose")
 	r.record(subagentStartEvent{AgentID: agentID, ToolCallID: parentCallID, AgentType: agentType, Description: in.Description})
 
 	// The subagent's seams, SubagentStart included, record into its log.

@@ -78,7 +78,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	var desc tools.Description
 	if ok {
 		desc = tool.Describe(env, use.Input)
-		desc.Title = firstNonEmpty(desc.Title, use.Name)
+		desc.Title = cmp.Or(desc.Title, use.Name)
 		ev.Title = desc.Title
 		ev.Kind = acp.ToolKind(tool.Kind())
 		ev.Locations = convertLocations(desc.Locations)
@@ -116,14 +116,14 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	pre := r.hook(ctx, &hooks.Input{Event: hooks.PreToolUse, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input})
 	s.showSystemMessages(ctx, pre)
 	if pre.StopTurn {
-		return fail("A hook stopped the turn: " + firstNonEmpty(pre.StopReason, pre.Reason, "no reason given"))
+		return fail("A hook stopped the turn: " + cmp.Or(pre.StopReason, pre.Reason, "no reason given"))
 	}
 	if pre.UpdatedInput != nil {
 		input = pre.UpdatedInput
 		// The editor sees, and the user approves, the input that will
 		// actually run: a hook that rewrote the command rewrites the title.
 		desc = tool.Describe(env, input)
-		desc.Title = firstNonEmpty(desc.Title, use.Name)
+		desc.Title = cmp.Or(desc.Title, use.Name)
 		r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: input, Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
 	}
 	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
@@ -192,7 +192,7 @@ func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, u
 		res.Images = nil
 	}
 	if post.Block {
-		modelText += "\n\n" + systemReminder("Hook feedback on this tool call:\n"+firstNonEmpty(post.Reason, "blocked without a reason"))
+		modelText += "\n\n" + systemReminder("Hook feedback on this tool call:\n"+cmp.Or(post.Reason, "blocked without a reason"))
 	}
 	for _, c := range slices.Concat(extraContext, post.AdditionalContext) {
 		modelText += "\n\n" + systemReminder(c)

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -63,7 +64,7 @@ type runner struct {
 }
 
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
-	system := s.systemPrompt(firstNonEmpty(s.agent.cfg.SystemPrompt, baseSystemPrompt))
+	system := s.systemPrompt(cmp.Or(s.agent.cfg.SystemPrompt, baseSystemPrompt))
 	r := &runner{
 		s: s, turnID: turnID, history: &s.history, log: s.log, system: system, model: opts.model,
 		toolsNow: func() []tools.Tool { return s.toolsFor(0) },
@@ -236,7 +237,7 @@ func (r *runner) stopSeam(ctx context.Context, st *stopState) (reason acp.StopRe
 		return acp.StopEndTurn, true
 	}
 	st.active = true
-	why := firstNonEmpty(d.Reason, "A stop hook asked you to continue.")
+	why := cmp.Or(d.Reason, "A stop hook asked you to continue.")
 	r.record(steeringEvent{Event: string(r.stopEvent), Reason: why, Blocks: st.blocks})
 	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder("Stop hook feedback:\n" + why))}})
 	return "", false
@@ -411,7 +412,7 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 		r.tools = r.toolsNow()
 	}
 	s.mu.Lock()
-	model := firstNonEmpty(r.model, s.model)
+	model := cmp.Or(r.model, s.model)
 	msgs := requestMessages(*r.history, llm.CapsOf(model))
 	s.mu.Unlock()
 	req := &llm.Request{
@@ -485,7 +486,7 @@ func (r *runner) keepResponse(ctx context.Context, resp *llm.Response, partial b
 		r.lastText = text
 	}
 	if !partial || resp.Usage != (llm.Usage{}) {
-		s.reportUsage(context.WithoutCancel(ctx), resp.Usage, firstNonEmpty(resp.Model, model))
+		s.reportUsage(context.WithoutCancel(ctx), resp.Usage, cmp.Or(resp.Model, model))
 	}
 }
 
@@ -505,7 +506,7 @@ func (r *runner) failModel(ctx context.Context, err error) {
 	unanswered := len(h) > 0 && h[len(h)-1].Role == llm.RoleUser
 	r.s.mu.Unlock()
 	if unanswered {
-		note := fmt.Sprintf("The model request for the message above failed (%s), so it got no answer.", firstNonEmpty(string(llm.ErrorKindOf(err)), "error"))
+		note := fmt.Sprintf("The model request for the message above failed (%s), so it got no answer.", cmp.Or(string(llm.ErrorKindOf(err)), "error"))
 		r.appendMessage(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(systemReminder(note))}})
 	}
 }
@@ -545,13 +546,4 @@ func (r *runner) responseSeam(ctx context.Context, step int, req *llm.Request, r
 		s.compactWanted = true
 		s.mu.Unlock()
 	}
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -230,7 +230,7 @@ func (a *assembly) add(p config.Plugin) error {
 		if err != nil {
 			return fail(err)
 		}
-		out.Provider, out.Model, out.MaxTokens = prov, firstNonEmpty(c.Model, "claude-sonnet-4-5"), c.MaxTokens
+		out.Provider, out.Model, out.MaxTokens = prov, cmp.Or(c.Model, "claude-sonnet-4-5"), c.MaxTokens
 		out.ThinkingBudget = c.ThinkingBudget
 		a.providers = append(a.providers, p.ID)
 	case *replay.Config:
@@ -395,13 +395,4 @@ func configReport(cfg *config.Config) []string {
 		lines = append(lines, "✗ config: "+w)
 	}
 	return lines
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -6,16 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
+	"github.com/cordis-agent/cordis/internal/confine"
 	"github.com/cordis-agent/cordis/internal/trust"
 )
 
@@ -176,38 +175,20 @@ func projectConfigHook(path string, content []byte) trust.Hook {
 	return trust.Hook{Dialect: projectTrustDialect, Source: path, Event: "config", Type: "file", Command: "sha256:" + hex.EncodeToString(sum[:])}
 }
 
-// readProjectConfig reads dir/cordis.yml through dir itself: a symlink out
-// of the project, a FIFO or a huge file is refused, not followed or
-// waited on. found is false when there is no such file.
+// readProjectConfig reads dir/cordis.yml through dir itself
+// (internal/confine): a symlink out of the project, a FIFO or a huge file
+// is refused, not followed or waited on. found is false when there is no
+// such file.
 func readProjectConfig(dir string) (path string, data []byte, found bool, err error) {
 	path = filepath.Join(dir, projectConfigName)
-	root, err := os.OpenRoot(dir)
-	if err != nil {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return path, nil, false, nil
 	}
-	defer root.Close()
-	fi, err := root.Lstat(projectConfigName)
-	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil, false, nil
-	}
-	if err != nil {
-		return path, nil, true, err
-	}
-	if fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular() {
-		return path, nil, true, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
-	}
-	f, err := root.OpenFile(projectConfigName, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return path, nil, true, fmt.Errorf("cannot be opened inside the project: %v", err)
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return path, nil, true, errors.New("not a regular file")
-	}
-	const maxSize = 1 << 20
-	data, err = io.ReadAll(io.LimitReader(f, maxSize+1))
-	if err == nil && len(data) > maxSize {
-		err = fmt.Errorf("larger than %d bytes", maxSize)
+	dirs := confine.New(dir)
+	defer dirs.Close()
+	data, err = dirs.ReadFile(path, 1<<20)
+	if _, outside := errors.AsType[*confine.OutsideError](err); outside {
+		err = fmt.Errorf("cannot be opened inside the project: %v", err)
 	}
 	return path, data, true, err
 }

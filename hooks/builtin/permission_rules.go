@@ -14,6 +14,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/setup"
+	"github.com/cordis-agent/cordis/internal/trust"
 )
 
 // PermissionRulesConfig configures permission-rules.
@@ -129,7 +130,7 @@ func (p *permissionRules) rulesFor(cwd string) (ruleLists, map[string]string) {
 			continue
 		}
 		rel, path := src.Path, src.In(cwd)
-		if slices.ContainsFunc(userFiles, func(u string) bool { return samePath(path, u) }) {
+		if slices.ContainsFunc(userFiles, func(u string) bool { return trust.SamePath(path, u) }) {
 			continue // in the home directory the project file is the user's own
 		}
 		perms, err := p.read(path, func() ([]byte, fs.FileInfo, error) { return permrules.ReadProjectFile(cwd, rel) })
@@ -243,14 +244,4 @@ func readWithInfo(path string) ([]byte, fs.FileInfo, error) {
 	}
 	data, err := io.ReadAll(f)
 	return data, fi, err
-}
-
-// samePath reports whether a and b name the same file.
-func samePath(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
 }

@@ -68,16 +68,6 @@ func (l *Ledger) write(dir string) error {
 	return os.Rename(tmp, filepath.Join(dir, LedgerFile))
 }
 
-// find returns the conversation with key, or nil.
-func (l *Ledger) find(key string) *LedgerConversation {
-	for i := range l.Conversations {
-		if l.Conversations[i].Key == key {
-			return &l.Conversations[i]
-		}
-	}
-	return nil
-}
-
 // Used returns how many calls of the named conversation were served.
 func (l *Ledger) Used(name string) int {
 	for _, c := range l.Conversations {
