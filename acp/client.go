@@ -144,13 +144,20 @@ func (c *Client) RequestPermission(ctx context.Context, req *RequestPermissionRe
 }
 
 // CreateElicitation asks the user for input (elicitation/create). Send it
-// only when the client advertised the mode (ElicitationForm).
+// only when the client advertised the mode (ElicitationForm,
+// ElicitationURL).
 func (c *Client) CreateElicitation(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error) {
 	var resp CreateElicitationResponse
 	if err := c.call(ctx, MethodElicitationCreate, req, &resp); err != nil {
 		return nil, err
 	}
 	return &resp, nil
+}
+
+// CompleteElicitation tells the client that the URL-mode elicitation id
+// is done (elicitation/complete), so it can stop waiting on it.
+func (c *Client) CompleteElicitation(ctx context.Context, id string) error {
+	return c.rpc.Notify(context.WithoutCancel(ctx), MethodElicitationComplete, CompleteElicitationNotification{ElicitationID: id})
 }
 
 // ReadTextFile reads a file through the editor (its unsaved buffer view).

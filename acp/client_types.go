@@ -35,17 +35,36 @@ type RequestPermissionResponse struct {
 	Outcome PermissionOutcome `json:"outcome"`
 }
 
-// CreateElicitationRequest is a form elicitation tied to a session (and
-// optionally a tool call): Mode is "form", RequestedSchema a flat object
-// schema of primitive properties. URL mode and request-scoped
-// elicitations are not sent.
+// CreateElicitationRequest asks the user for input (elicitation/create):
+// in form mode (Mode "form") the fields of RequestedSchema, a flat object
+// schema of primitive properties; in URL mode (Mode "url") to open URL,
+// ElicitationID naming the interaction for elicitation/complete. It is
+// tied to a session (and optionally a tool call), or, before any session
+// exists (authentication), to the request in progress: RequestID, which
+// RequestID(ctx) gives.
 type CreateElicitationRequest struct {
-	SessionID       string          `json:"sessionId"`
+	SessionID       string          `json:"sessionId,omitempty"`
 	ToolCallID      string          `json:"toolCallId,omitempty"`
+	RequestID       json.RawMessage `json:"requestId,omitempty"`
 	Mode            string          `json:"mode"`
 	Message         string          `json:"message"`
-	RequestedSchema json.RawMessage `json:"requestedSchema"`
+	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	ElicitationID   string          `json:"elicitationId,omitempty"`
+	URL             string          `json:"url,omitempty"`
 	Meta            Meta            `json:"_meta,omitempty"`
+}
+
+// Elicitation modes.
+const (
+	ElicitModeForm = "form"
+	ElicitModeURL  = "url"
+)
+
+// CompleteElicitationNotification tells the client that the URL-mode
+// elicitation it showed is done (elicitation/complete).
+type CompleteElicitationNotification struct {
+	ElicitationID string `json:"elicitationId"`
+	Meta          Meta   `json:"_meta,omitempty"`
 }
 
 // Elicitation actions.

@@ -43,11 +43,30 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		s.preempt(req)
 		return
 	}
-	r := &request{ctx: ctx, conn: conn, req: req}
+	r := &request{ctx: context.WithValue(ctx, requestIDKey{}, req.ID), conn: conn, req: req}
 	if req.Method == MethodSessionPrompt {
 		s.registerTurn(r)
 	}
 	s.queue.push(r)
+}
+
+// requestIDKey is the context key of the id of the request a handler
+// answers.
+type requestIDKey struct{}
+
+// RequestID is the JSON id of the editor's request that ctx (a handler's
+// context) belongs to, or nil: what a request-scoped elicitation names
+// before any session exists.
+func RequestID(ctx context.Context) json.RawMessage {
+	id, ok := ctx.Value(requestIDKey{}).(jsonrpc2.ID)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(id)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // registerTurn decodes a prompt's params and registers its turn.

@@ -98,3 +98,17 @@ const (
 	// The tool call failed with an error.
 	ToolStatusFailed ToolCallStatus = "failed"
 )
+
+// CompactionStatus: Lifecycle state of a context compaction.
+type CompactionStatus string
+
+const (
+	// Compaction has started and has not finished.
+	CompactionInProgress CompactionStatus = "in_progress"
+	// Compaction finished successfully.
+	CompactionCompleted CompactionStatus = "completed"
+	// Compaction finished unsuccessfully.
+	CompactionFailed CompactionStatus = "failed"
+	// Compaction was cancelled before it finished.
+	CompactionCancelled CompactionStatus = "cancelled"
+)

@@ -66,10 +66,20 @@ func (c ClientCapabilities) TerminalAuth() bool {
 // Notices reports whether the client accepts `notice` updates.
 func (c ClientCapabilities) Notices() bool { return c.Session != nil && c.Session.Notices != nil }
 
+// Compaction reports whether the client takes compaction_update (it
+// shows context compactions as such rather than as text).
+func (c ClientCapabilities) Compaction() bool { return c.Session != nil && c.Session.Compaction != nil }
+
 // ElicitationForm reports whether the client takes form elicitations
 // (elicitation/create in form mode).
 func (c ClientCapabilities) ElicitationForm() bool {
 	return c.Elicitation != nil && c.Elicitation.Form != nil
+}
+
+// ElicitationURL reports whether the client takes URL-mode elicitations
+// (it shows the URL and asks before opening it).
+func (c ClientCapabilities) ElicitationURL() bool {
+	return c.Elicitation != nil && c.Elicitation.URL != nil
 }
 
 type InitializeRequest struct {

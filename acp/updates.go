@@ -207,6 +207,18 @@ type NoticeUpdate struct {
 	Description string `json:"description,omitempty"`
 }
 
+// CompactionUpdate creates a context compaction (its first update fixes
+// its place in the thread) or patches the one of the same id. Send it
+// only to a client that advertised session.compaction
+// (ClientCapabilities.Compaction). Summary and Error replace what the
+// client holds when present.
+type CompactionUpdate struct {
+	CompactionID string           `json:"compactionId"`
+	Status       CompactionStatus `json:"status"`
+	Summary      []ContentBlock   `json:"summary,omitempty"`
+	Error        *string          `json:"error,omitempty"`
+}
+
 func (UserMessageChunk) UpdateKind() string        { return "user_message_chunk" }
 func (AgentMessageChunk) UpdateKind() string       { return "agent_message_chunk" }
 func (AgentThoughtChunk) UpdateKind() string       { return "agent_thought_chunk" }
@@ -219,6 +231,7 @@ func (ConfigOptionUpdate) UpdateKind() string      { return "config_option_updat
 func (SessionInfoUpdate) UpdateKind() string       { return "session_info_update" }
 func (UsageUpdate) UpdateKind() string             { return "usage_update" }
 func (NoticeUpdate) UpdateKind() string            { return "notice" }
+func (CompactionUpdate) UpdateKind() string        { return "compaction_update" }
 
 // SessionNotification is the params of `session/update`.
 type SessionNotification struct {
@@ -303,6 +316,8 @@ func DecodeSessionUpdate(data []byte) (SessionUpdate, error) {
 		u = &UsageUpdate{}
 	case "notice":
 		u = &NoticeUpdate{}
+	case "compaction_update":
+		u = &CompactionUpdate{}
 	default:
 		return nil, fmt.Errorf("unknown sessionUpdate %q", head.Kind)
 	}

@@ -62,7 +62,7 @@ step "memory, streaming, latency, session/load ($count runs each)"
 
 step "Go benchmarks (-count $count)"
 go test -p 1 -run '^$' -count "$count" -benchmem \
-	-bench 'SessionUpdate|StreamDeltas|LoadSession|BenchmarkRead$|BenchmarkAppend$|DecodeStream|PipelineToolCall|ToolCallOverhead|ServeToInitialize' \
+	-bench 'SessionUpdate|StreamDeltas|LoadSession|LogPerToolByte|BenchmarkRead$|BenchmarkAppend$|DecodeStream|PipelineToolCall|ToolCallOverhead|ServeToInitialize' \
 	./acp/ ./loop/ ./sessionlog/ ./llm/anthropic/ ./llm/openai/ ./hooks/builtin/ ./bridge/claude/ ./cmd/cordis/ |
 	tee "$out/gobench.txt" | grep -E '^(Benchmark|ok|FAIL|---)' || true
 
@@ -73,6 +73,9 @@ for n in 100 200; do
 	"${acpbench[@]}" snaptree "$n" "$cache/snapshots-$n"
 	"${acpbench[@]}" -n "$count" -warmup 1 time "snapshots-$n" -- env CORDIS_SNAPSHOTS_ROOT="$cache/snapshots-$n" go test -count=1 ./snapshots/
 done
+
+step "Grep, Glob and Read against ripgrep, through the binary ($count pairs each)"
+COUNT=$count CORDIS_BENCH_OUT=$out CORDIS_BENCH_CACHE=$cache bench/tools.sh
 
 step "report"
 "${acpbench[@]}" report >/dev/null

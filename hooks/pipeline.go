@@ -65,6 +65,7 @@ type entry struct {
 	priority int
 	seq      uint64
 	enabled  atomic.Bool
+	policy   func(on bool) string
 }
 
 // HookInfo describes one registration, for listings (/hooks).
@@ -160,7 +161,7 @@ func (p *Pipeline) Add(b *Batch) {
 	touched := map[Event]bool{}
 	for _, r := range b.regs {
 		p.seq++
-		e := &entry{event: r.event, hook: r.hook, name: r.hook.Name(), priority: r.opts.Priority, seq: p.seq}
+		e := &entry{event: r.event, hook: r.hook, name: r.hook.Name(), priority: r.opts.Priority, seq: p.seq, policy: r.opts.Policy}
 		e.enabled.Store(!r.opts.Disabled)
 		list := next.byEvent[r.event]
 		if !touched[r.event] {
@@ -215,12 +216,30 @@ func (p *Pipeline) setEnabled(name string, on bool) bool {
 	for _, list := range p.table.Load().byEvent {
 		for _, e := range list {
 			if e.name == name {
-				e.enabled.Store(on)
 				found = true
+				if e.policy != nil && e.policy(on) != "" {
+					continue // an administrator's policy keeps it as it is
+				}
+				e.enabled.Store(on)
 			}
 		}
 	}
 	return found
+}
+
+// Refusal returns why an administrator's policy keeps the hooks named name
+// from being switched on (on true) or off, or "" when nothing does.
+func (p *Pipeline) Refusal(name string, on bool) string {
+	for _, list := range p.table.Load().byEvent {
+		for _, e := range list {
+			if e.name == name && e.policy != nil {
+				if why := e.policy(on); why != "" {
+					return why
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // List returns the registrations, by seam name and then in run order.

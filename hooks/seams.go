@@ -293,6 +293,11 @@ type RegisterOptions struct {
 	Priority int
 	// Disabled registers the hook switched off; Enable switches it on.
 	Disabled bool
+	// Policy, when set, is an administrator's say over switching the hook
+	// (/hooks): it returns why the hook may not be switched on (on true)
+	// or off, or "" to let it. Enable and Disable leave such a hook as it
+	// is; Pipeline.Refusal tells why.
+	Policy func(on bool) string
 }
 
 // Registrar is what plugins (bridges, built-ins) register their hooks on.

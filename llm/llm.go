@@ -41,6 +41,16 @@ const (
 	BlockThinking   BlockType = "thinking"
 	// BlockRedactedThinking carries Data that must be passed back unchanged.
 	BlockRedactedThinking BlockType = "redacted_thinking"
+	// BlockServerToolUse is a call of a tool the provider's API runs
+	// itself (Anthropic's web search): ID, Name and Input as for tool_use,
+	// and Raw, the block as received, so that fields cordis does not know
+	// go back unchanged. No tool_result answers it: the API does.
+	BlockServerToolUse BlockType = "server_tool_use"
+	// BlockServerToolResult is the API's result of a server tool call
+	// (web_search_tool_result, and any later *_tool_result): ToolUseID
+	// names the call and Raw is the block exactly as received (encrypted
+	// content included), sent back byte for byte.
+	BlockServerToolResult BlockType = "server_tool_result"
 )
 
 // Block is one content block, in a provider-neutral shape that mirrors the
@@ -69,6 +79,13 @@ type Block struct {
 	// thinking
 	Thinking  string `json:"thinking,omitempty"`
 	Signature string `json:"signature,omitempty"`
+
+	// Citations of a text block, as the API gave them (a JSON array; web
+	// search results carry an encrypted_index the API wants back).
+	Citations json.RawMessage `json:"citations,omitempty"`
+	// Raw is a server tool block as received (see BlockServerToolUse and
+	// BlockServerToolResult).
+	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
 // Text returns a text block.
@@ -96,6 +113,26 @@ type Request struct {
 	Tools     []ToolSpec `json:"tools,omitempty"`
 	// ThinkingBudget > 0 enables extended thinking where supported.
 	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// WebSearch, when set, offers the provider's own web search tool; only
+	// a provider that is a WebSearcher reporting true sends it.
+	WebSearch *WebSearch `json:"web_search,omitempty"`
+}
+
+// WebSearch configures the web search a provider runs itself (Anthropic's
+// server-side web_search tool). AllowedDomains and BlockedDomains are
+// exclusive; MaxUses 0 leaves the number of searches to the API.
+type WebSearch struct {
+	MaxUses        int      `json:"max_uses,omitempty"`
+	AllowedDomains []string `json:"allowed_domains,omitempty"`
+	BlockedDomains []string `json:"blocked_domains,omitempty"`
+}
+
+// WebSearcher is implemented by providers whose API can search the web
+// itself (Request.WebSearch). A provider that is not one, or answers
+// false, ignores Request.WebSearch, and the loop does not offer the
+// WebSearch tool.
+type WebSearcher interface {
+	ServesWebSearch() bool
 }
 
 // StopReason is why the model ended its step, in Anthropic's vocabulary;
@@ -118,6 +155,9 @@ type Usage struct {
 	OutputTokens             int `json:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens,omitempty"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens,omitempty"`
+	// WebSearchRequests counts the searches the API ran for the step
+	// (billed per search, apart from tokens).
+	WebSearchRequests int `json:"web_search_requests,omitempty"`
 }
 
 // ContextTokens is the number of tokens the step occupied in the context

@@ -18,8 +18,8 @@ const (
 )
 
 // ModelCaps is what a provider must know about a model to build a request
-// it accepts. It is looked up by name (CapsOf); unknown models get the
-// most permissive answer.
+// it accepts. It is part of the model table (LookupModel); unknown models
+// get the most permissive answer.
 type ModelCaps struct {
 	// Images is false for models that reject image input; their requests
 	// carry a text note instead.
@@ -35,13 +35,14 @@ type ModelCaps struct {
 	ReasoningBack bool
 }
 
-// CapsOf returns the capabilities of model. A provider prefix
-// ("anthropic/claude-…") is ignored.
-func CapsOf(model string) ModelCaps {
-	name := strings.ToLower(model)
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
+// CapsOf returns the capabilities of model in the process's model table
+// (overrides included). A provider prefix ("anthropic/claude-…") and a
+// snapshot date are ignored.
+func CapsOf(model string) ModelCaps { return LookupModel(model).ModelCaps }
+
+// capsOf derives the capabilities of a canonical model name from its
+// family.
+func capsOf(name string) ModelCaps {
 	caps := ModelCaps{Images: true, Thinking: ThinkingBudget, MaxTokensField: "max_tokens"}
 	switch {
 	case strings.HasPrefix(name, "claude-"):

@@ -58,10 +58,20 @@ type Config struct {
 	MaxStopBlocks int
 	// MaxSubagentDepth caps Task nesting (1: subagents cannot spawn more).
 	MaxSubagentDepth int
-	// ContextWindow is the model's window, for usage_update.
+	// ContextWindow, when set, caps every model's context window (the
+	// model table gives each model's own): usage_update's size and the
+	// point where a turn compacts.
 	ContextWindow int
+	// ModelTable is what cordis knows of each model: window, output
+	// limit, prices (nil: llm.Models(), the process's table).
+	ModelTable *llm.ModelTable
 	// DefaultMode is the permission mode new sessions start in.
 	DefaultMode string
+	// SessionSettings, when set, is what the user's and the project's
+	// settings say for a session in cwd (cmd/cordis: Claude Code's
+	// settings files and managed policy): its mode, extra directories,
+	// whether bypassPermissions is forbidden. Asked once per session.
+	SessionSettings func(cwd string) SessionSettings
 	// SessionStartTimeout bounds how long SessionStart hooks may hold
 	// session/new and session/load (the editor cannot cancel them: it has
 	// no session id yet); hooks still running are stopped and the editor
@@ -72,6 +82,11 @@ type Config struct {
 	// checks to /doctor (config files, hook files, trust). Both may be nil.
 	Status func(sessionID string) []string
 	Doctor func(cwd string) []string
+	// RestoreToolStats, when set, is handed the tool calls a reopened
+	// session's log holds, per tool, so the counters /status shows
+	// through Status (the metrics hook's) go on from where the last
+	// process left them instead of starting at zero.
+	RestoreToolStats func(sessionID string, stats []ToolStats)
 	// Sources are the folders of slash commands, skills and custom
 	// subagents (cmd/cordis: cordis's own and Claude Code's); the zero
 	// value reads none.
@@ -82,6 +97,13 @@ type Config struct {
 	// MCP tunes the editor's MCP servers (timeouts); the zero value uses
 	// the defaults of package mcp.
 	MCP mcp.Options
+	// SetupMCP, when set, returns the MCP servers the user's setup
+	// configures for a session in cwd (cmd/cordis: the user's own, a
+	// project's the user approved, the plugins'), each with its Origin,
+	// and notices for the user (servers waiting for approval, files with
+	// problems). They join the editor's servers; the editor's win a name
+	// clash, and the editor is told.
+	SetupMCP func(cwd string) (servers []mcp.Spec, notices []string)
 	// Web tunes WebFetch (nil: its defaults, which refuse loopback and
 	// private addresses).
 	Web *tools.WebOptions
@@ -129,6 +151,11 @@ type LoginMethod struct {
 	Args    []string
 	// Logout removes the stored key.
 	Logout func() error
+	// Store, when set, stores a key the user gave through a form (the
+	// editor's elicitation), where `cordis login` stores it; Where says
+	// where, for the form.
+	Store func(key string) error
+	Where string
 }
 
 func (c *Config) setDefaults() {
@@ -146,9 +173,6 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxSubagentDepth == 0 {
 		c.MaxSubagentDepth = 1
-	}
-	if c.ContextWindow == 0 {
-		c.ContextWindow = 200000
 	}
 	if c.PermissionNotifyAfter == 0 {
 		c.PermissionNotifyAfter = defaultPermissionNotifyAfter
@@ -239,6 +263,9 @@ func (a *Agent) authMethods(caps acp.ClientCapabilities) []acp.AuthMethod {
 		Name:        env,
 		Description: fmt.Sprintf("Use the model API key in the %s environment variable, or the one `cordis login` stored.", env),
 	}}
+	if login := a.cfg.Login; login != nil && login.Store != nil && caps.ElicitationForm() {
+		methods[0].Description += " Without one, cordis asks for it in a form and stores it the same way."
+	}
 	if login := a.cfg.Login; login != nil && caps.TerminalAuth() {
 		m := acp.AuthMethod{
 			ID:          loginMethodID,
@@ -285,11 +312,10 @@ func (a *Agent) authError() error {
 
 // Authenticate succeeds once a key is present (the environment, or what
 // `cordis login` stored): every method ends with the key in one of them.
+// Without one, a client that takes form elicitations is asked for it
+// (askForKey).
 func (a *Agent) Authenticate(ctx context.Context, req *acp.AuthenticateRequest) error {
-	if a.cfg.ConfigError != nil {
-		return a.configError()
-	}
-	return a.authError()
+	return a.sessionError(ctx)
 }
 
 // Logout removes the key `cordis login` stored; a key in the environment
@@ -311,16 +337,21 @@ func (a *Agent) configError() error {
 }
 
 // sessionError is why no session can start now (a broken configuration,
-// a missing key), or nil.
-func (a *Agent) sessionError() error {
+// a missing key), or nil. A missing key is asked for first where the
+// client takes form elicitations (askForKey).
+func (a *Agent) sessionError(ctx context.Context) error {
 	if a.cfg.ConfigError != nil {
 		return a.configError()
 	}
-	return a.authError()
+	err := a.authError()
+	if err != nil {
+		err = a.askForKey(ctx, err)
+	}
+	return err
 }
 
 func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	if err := a.sessionError(); err != nil {
+	if err := a.sessionError(ctx); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
@@ -361,14 +392,27 @@ func (a *Agent) createSession(id, cwd string, extra []string) (*Session, error) 
 
 // newSession makes the session of a log opened for appending.
 func (a *Agent) newSession(id, cwd string, extra []string, w *sessionlog.Writer) *Session {
+	var set SessionSettings
+	if a.cfg.SessionSettings != nil {
+		set = a.cfg.SessionSettings(cwd)
+	}
 	roots := append([]string{cwd}, extra...)
 	roots = append(roots, a.cfg.ExtraDirectories...)
+	// The settings' additionalDirectories, confined like the editor's.
+	roots = append(roots, set.Directories...)
 	// A user skill's scripts and references.
 	roots = append(roots, a.commands.UserSkillDirs()...)
-	return &Session{
+	// A plugin's files, which its skills and agents name through
+	// ${CLAUDE_PLUGIN_ROOT}.
+	roots = append(roots, a.commands.BundleRoots(cwd)...)
+	s := &Session{
 		agent: a, id: id, cwd: cwd, roots: roots, log: w, logPath: w.Path(),
-		mode: a.cfg.DefaultMode, model: a.cfg.Model, background: tools.NewBackground(),
+		mode: cmp.Or(set.Mode, a.cfg.DefaultMode), model: a.cfg.Model, background: tools.NewBackground(),
+		settings: set, startupNotices: slices.Clone(set.Notices),
+		usage: usageMeter{priceOf: a.priceOf},
 	}
+	s.mode = s.allowedMode(s.mode)
+	return s
 }
 
 // register makes s the open session of its id.
@@ -518,6 +562,7 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionC
 		s.model = value
 		s.mu.Unlock()
 		s.record(configChangeEvent{ConfigID: configModel, Value: value})
+		s.reportWindow(ctx)
 	default:
 		return nil, acp.InvalidParams("field \"configId\": unknown config option %q (valid: %s, %s)", req.ConfigID, configMode, configModel)
 	}

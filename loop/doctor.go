@@ -17,7 +17,7 @@ func cmdStatus(ctx context.Context, s *Session, _ string) commands.Intent {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Session %s\n- cwd: %s\n- model: %s\n- mode: %s\n- turns: %d\n- messages in context: %d\n", s.id, s.cwd, s.model, s.mode, s.turnSeq, len(s.history))
 	_, used := s.usage.read()
-	fmt.Fprintf(&b, "- context: %d of %d tokens\n", used, s.agent.cfg.ContextWindow)
+	fmt.Fprintf(&b, "- context: %d of %d tokens\n", used, s.agent.modelInfo(s.model).ContextWindow)
 	for _, line := range s.background.Status() {
 		b.WriteString("- background task " + line + "\n")
 	}
@@ -76,7 +76,13 @@ func cmdHooks(ctx context.Context, s *Session, args string) commands.Intent {
 	fields := strings.Fields(args)
 	if len(fields) == 2 && (fields[0] == "enable" || fields[0] == "disable") {
 		// Enabling or disabling is process-wide, like the pipeline it
-		// changes; it lasts until cordis restarts.
+		// changes; it lasts until cordis restarts. An administrator's
+		// policy (managed settings) may forbid it.
+		if r, ok := admin.(interface{ Refusal(string, bool) string }); ok {
+			if why := r.Refusal(fields[1], fields[0] == "enable"); why != "" {
+				return commands.ShowError{Message: fmt.Sprintf("Hook %s cannot be %sd: %s", fields[1], fields[0], why)}
+			}
+		}
 		found := false
 		if fields[0] == "enable" {
 			found = admin.Enable(fields[1])

@@ -46,6 +46,9 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 		Background: s.background,
 		Web:        s.agent.cfg.Web,
 	}
+	if s.servesWebSearch() {
+		env.WebSearch = r.webSearch
+	}
 	if caps.FS.ReadTextFile && caps.FS.WriteTextFile {
 		env.FS = clientFS{c: s.agent.client, sessionID: s.id}
 	}

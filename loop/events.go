@@ -74,8 +74,31 @@ type streamTextEvent struct {
 	Text string `json:"text"`
 }
 
-// messageEvent is one message of the model's history.
-type messageEvent struct{ llm.Message }
+// messageEvent is one message of the model's history. ToolOutputs
+// names the tool calls whose output the message leaves to their
+// tool/result events (logonce.go; log version 2).
+type messageEvent struct {
+	llm.Message
+	ToolOutputs []string `json:"toolOutputs,omitempty"`
+}
+
+// LogVersion: a message that names outputs needs a reader that puts
+// them back.
+func (m messageEvent) LogVersion() int {
+	if len(m.ToolOutputs) > 0 {
+		return 2
+	}
+	return 1
+}
+
+// LogVersion: a result without its content needs a reader that derives
+// it from the output.
+func (t toolResultLogEvent) LogVersion() int {
+	if t.Content == nil && t.Output != "" {
+		return 2
+	}
+	return 1
+}
 
 // agentTextEvent is text cordis itself showed the user (not the model's).
 type agentTextEvent struct {
@@ -192,11 +215,18 @@ type clearEvent struct {
 }
 
 // compactionEvent: the history was replaced by Summary.
+// Kept is how many messages at the end of the history stayed as they were
+// (a compaction in the middle of a turn); ID names it to the editor, and
+// Reason says why an automatic one ran. Events without an ID (older
+// logs) were shown as logged text.
 type compactionEvent struct {
+	ID             string `json:"id,omitempty"`
 	Summary        string `json:"summary"`
 	MessagesBefore int    `json:"messagesBefore"`
+	Kept           int    `json:"kept,omitempty"`
 	Trigger        string `json:"trigger"`
 	Instructions   string `json:"instructions"`
+	Reason         string `json:"reason,omitempty"`
 }
 
 // truncateEvent: the history was cut back to its first Keep messages (a
@@ -215,6 +245,14 @@ type (
 		Kind          string `json:"kind"` // compactionRequested
 		ContextTokens int    `json:"contextTokens"`
 		ContextWindow int    `json:"contextWindow"`
+	}
+	// compactionFailedNotice: a compaction failed or was cancelled, the
+	// history unchanged (load shows it again).
+	compactionFailedNotice struct {
+		Kind   string               `json:"kind"` // compactionFailed
+		ID     string               `json:"id"`
+		Status acp.CompactionStatus `json:"status"`
+		Error  string               `json:"error"`
 	}
 	mcpServersNotice struct {
 		Kind    string         `json:"kind"` // mcpServers
@@ -272,6 +310,7 @@ func (compactionEvent) logType() string           { return sessionlog.TypeCompac
 func (truncateEvent) logType() string             { return sessionlog.TypeTruncate }
 func (turnStoppedNotice) logType() string         { return sessionlog.TypeNotice }
 func (compactionRequestedNotice) logType() string { return sessionlog.TypeNotice }
+func (compactionFailedNotice) logType() string    { return sessionlog.TypeNotice }
 func (mcpServersNotice) logType() string          { return sessionlog.TypeNotice }
 func (mcpUnavailableNotice) logType() string      { return sessionlog.TypeNotice }
 func (logRecoveredNotice) logType() string        { return sessionlog.TypeNotice }

@@ -39,7 +39,7 @@ func TestEventsRoundTrip(t *testing.T) {
 	roundTrip(t, userPromptEvent{TurnID: "turn-1", Content: []acp.ContentBlock{acp.TextBlock("hi")}})
 	roundTrip(t, turnEndEvent{TurnID: "turn-1", StopReason: acp.StopEndTurn})
 	roundTrip(t, turnRejectedEvent{TurnID: "turn-1", Reason: "no"})
-	roundTrip(t, messageEvent{llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.Text("ok")}}})
+	roundTrip(t, messageEvent{Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockToolResult, ToolUseID: "t1", Content: []llm.Block{llm.Text("more")}}}}, ToolOutputs: []string{"t1"}})
 	roundTrip(t, agentTextEvent{Text: "note"})
 	roundTrip(t, modelRequestEvent{Model: "m", Messages: 2, Tools: []string{"Read"}})
 	roundTrip(t, modelResponseEvent{StopReason: llm.StopEndTurn, Usage: usage, Model: "m", Partial: true})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,19 +26,12 @@ func cmdExport(ctx context.Context, s *Session, args string) commands.Intent {
 			return commands.ShowError{Message: "Usage: /export [md|json] [path]"}
 		}
 	}
-	if path == "" {
-		path = filepath.Join(s.cwd, fmt.Sprintf("cordis-%s.%s", s.id, format))
-	}
-	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
-	abs, err := env.Resolve(path)
-	if err != nil {
-		return commands.ShowError{Message: "/export: " + err.Error()}
-	}
 	s.mu.Lock()
 	history := append([]llm.Message(nil), s.history...)
 	s.mu.Unlock()
 	var data []byte
 	if format == "json" {
+		var err error
 		data, err = json.MarshalIndent(history, "", "  ")
 		if err != nil {
 			return commands.ShowError{Message: "/export: " + err.Error()}
@@ -45,11 +39,8 @@ func cmdExport(ctx context.Context, s *Session, args string) commands.Intent {
 	} else {
 		data = []byte(markdownTranscript(history))
 	}
-	// Written through the session's directories: a link swapped in after
-	// Resolve cannot lead outside.
-	dirs := confine.New(s.roots...)
-	defer dirs.Close()
-	if err := dirs.WriteFile(abs, data, 0o644); err != nil {
+	abs, err := s.writeExport(path, format, data)
+	if err != nil {
 		return commands.ShowError{Message: "/export: " + err.Error()}
 	}
 	return commands.ShowText{Text: fmt.Sprintf("Exported %d messages to %s.", len(history), abs)}
@@ -82,4 +73,30 @@ func markdownTranscript(history []llm.Message) string {
 		}
 	}
 	return b.String()
+}
+
+// writeExport writes an export to path, or, with no path, into the
+// session's state folder: a transcript is the user's, not the project's,
+// and dropping it in the working tree would put it in front of git add.
+// It returns where the export went.
+func (s *Session) writeExport(path, format string, data []byte) (string, error) {
+	if path == "" {
+		dir := filepath.Join(s.agent.cfg.StateDir, "exports")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", err
+		}
+		abs := filepath.Join(dir, fmt.Sprintf("cordis-%s.%s", s.id, format))
+		// 0600: a transcript holds whatever the tools read.
+		return abs, os.WriteFile(abs, data, 0o600)
+	}
+	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
+	abs, err := env.Resolve(path)
+	if err != nil {
+		return "", err
+	}
+	// Written through the session's directories: a link swapped in after
+	// Resolve cannot lead outside.
+	dirs := confine.New(s.roots...)
+	defer dirs.Close()
+	return abs, dirs.WriteFile(abs, data, 0o644)
 }

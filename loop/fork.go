@@ -25,7 +25,7 @@ func (a *Agent) ForkSession(ctx context.Context, req *acp.ForkSessionRequest) (*
 	if !sessionlog.ValidID(req.SessionID) {
 		return nil, acp.SessionNotFound(req.SessionID)
 	}
-	if err := a.sessionError(); err != nil {
+	if err := a.sessionError(ctx); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {

@@ -333,8 +333,12 @@ func TestBuiltinContextMonitorWarnsThenRequestsCompaction(t *testing.T) {
 	for _, d := range logData(events, sessionlog.TypeAgentText) {
 		texts = append(texts, d["text"].(string))
 	}
-	if len(texts) != 3 || !strings.Contains(texts[0], "62%") || !strings.Contains(texts[2], "Compacted") {
+	if len(texts) != 2 || !strings.Contains(texts[0], "62%") {
 		t.Fatalf("logged agent text = %q", texts)
+	}
+	// The compaction is logged as one (shown from it, live and on load).
+	if c := logData(events, sessionlog.TypeCompaction); len(c) != 1 || c[0]["id"] != "compaction-1" || c[0]["trigger"] != "auto" {
+		t.Fatalf("compaction events = %v", c)
 	}
 	var notices []map[string]any
 	for _, n := range logData(events, sessionlog.TypeNotice) {

@@ -49,7 +49,7 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 	if !sessionlog.ValidID(id) {
 		return nil, acp.SessionNotFound(id)
 	}
-	if err := a.sessionError(); err != nil {
+	if err := a.sessionError(ctx); err != nil {
 		return nil, err
 	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
@@ -100,13 +100,18 @@ func (s *Session) reportRecovery(ctx context.Context) {
 // Each event is read with the type that wrote it (events.go); one that
 // does not decode is skipped, as before typed events.
 func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay bool) {
-	rs := restorer{s: s, quiet: map[string]bool{}, show: func(u acp.SessionUpdate) {
+	rs := restorer{s: s, quiet: map[string]bool{}, outputs: map[string]string{}, show: func(u acp.SessionUpdate) {
 		if replay {
 			s.notify(ctx, u)
 		}
 	}}
+	var tally toolTally
 	for _, ev := range events {
 		rs.apply(ev)
+		tally.apply(ev)
+	}
+	if restoreStats := s.agent.cfg.RestoreToolStats; restoreStats != nil {
+		restoreStats(s.id, tally.stats())
 	}
 	// Text a crash cut off mid-stream is the end of the conversation.
 	if text := rs.takeStreamed(); text != "" {
@@ -144,6 +149,9 @@ type restorer struct {
 	unanswered []string
 	// quiet are the calls that had no card (TodoWrite).
 	quiet map[string]bool
+	// outputs are the logged tool outputs a later message may name
+	// (logonce.go), by call id, until it does.
+	outputs map[string]string
 }
 
 // apply restores one event: the history, what the editor is shown, and the
@@ -159,8 +167,10 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		}
 	case sessionlog.TypeMessage:
 		if m, ok := decodeEvent[messageEvent](ev); ok {
-			rs.message(m.Message)
+			rs.message(resolveOutputs(m, rs.outputs))
 		}
+		// The message after a step's results is the one that names them.
+		clear(rs.outputs)
 	case sessionlog.TypeUserPrompt:
 		if p, ok := decodeEvent[userPromptEvent](ev); ok {
 			for _, b := range p.Content {
@@ -183,6 +193,7 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 	case sessionlog.TypeToolResult:
 		if t, ok := decodeEvent[toolResultLogEvent](ev); ok {
 			rs.unanswered = slices.DeleteFunc(rs.unanswered, func(id string) bool { return id == t.ToolCallID })
+			rs.outputs[t.ToolCallID] = t.Output
 			if !rs.quiet[t.ToolCallID] {
 				rs.show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: replayContent(t.toolResultEvent)})
 			}
@@ -193,7 +204,7 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		}
 	case sessionlog.TypeModeChange:
 		if m, ok := decodeEvent[modeChangeEvent](ev); ok && m.Mode != "" {
-			s.mode = m.Mode
+			s.mode = s.allowedMode(m.Mode)
 		}
 	case sessionlog.TypeConfigChange:
 		if c, ok := decodeEvent[configChangeEvent](ev); ok && c.ConfigID == configModel {
@@ -206,7 +217,8 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		// step cut short counts what it reported (the tokens were spent).
 		if r, ok := decodeEvent[modelResponseEvent](ev); ok && (!r.Partial || r.Usage != (llm.Usage{})) {
 			s.usage.add(r.Usage, cmp.Or(r.Model, s.model))
-			s.usage.setContext(restoredContext(ev, r.Usage))
+			_, used := s.usage.read()
+			s.usage.setContext(restoredContext(ev, r.Usage, used))
 		}
 	case sessionlog.TypeClear:
 		rs.history = nil
@@ -217,16 +229,32 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		}
 	case sessionlog.TypeCompaction:
 		if c, ok := decodeEvent[compactionEvent](ev); ok {
-			rs.history = []llm.Message{compactedMessage(c.Summary)}
+			// A compaction in the middle of a turn kept the history's
+			// last messages as they were.
+			kept := rs.history[len(rs.history)-min(max(c.Kept, 0), len(rs.history)):]
+			rs.history = append([]llm.Message{compactedMessage(c.Summary)}, kept...)
+			if c.ID != "" {
+				s.noteCompactionID(c.ID)
+				rs.show(s.compactionShown(c))
+			}
+		}
+	case sessionlog.TypeNotice:
+		if n, ok := decodeEvent[compactionFailedNotice](ev); ok && n.Kind == "compactionFailed" {
+			s.noteCompactionID(n.ID)
+			rs.show(s.compactionFailureShown(n))
 		}
 	}
 }
 
 // restoredContext is the context a logged response left, as bill
 // counted it when it was live: a compaction's summary is the whole
-// context after it.
-func restoredContext(ev sessionlog.Event, u llm.Usage) int {
+// context after it, and a web search's side call leaves the context as
+// it was (used).
+func restoredContext(ev sessionlog.Event, u llm.Usage, used int) int {
 	if c, ok := decodeEvent[compactionResponseEvent](ev); ok && c.Purpose != "" {
+		if c.Purpose == sideCallWebSearch {
+			return used
+		}
 		return u.OutputTokens
 	}
 	return u.ContextTokens()

@@ -3,6 +3,8 @@ package loop
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -12,13 +14,11 @@ import (
 )
 
 // startMCP connects the session to the MCP servers the editor passed in
-// session/new or session/load. It returns once every server has answered
+// session/new or session/load, and those of the user's setup
+// (withSetupMCP). It returns once every server has answered
 // or failed (each within the handshake timeout); failures are shown once,
 // by reportMCPFailures, and by /doctor.
 func (s *Session) startMCP(ctx context.Context, servers []acp.MCPServer) {
-	if len(servers) == 0 {
-		return
-	}
 	specs := make([]mcp.Spec, len(servers))
 	for i, sv := range servers {
 		sp := mcp.Spec{Name: sv.Name, Type: sv.Type, Command: sv.Command, Args: sv.Args, Dir: s.cwd, URL: sv.URL}
@@ -30,14 +30,24 @@ func (s *Session) startMCP(ctx context.Context, servers []acp.MCPServer) {
 		}
 		specs[i] = sp
 	}
+	specs = s.withSetupMCP(specs)
+	if len(specs) == 0 {
+		return
+	}
 	opts := s.agent.cfg.MCP
 	opts.Roots = s.roots
 	opts.EnvPolicy = s.agent.cfg.EnvPolicy
 	opts.Version = s.agent.cfg.Version
 	opts.Logger = s.agent.log.With("session", s.id)
-	if s.agent.client.Capabilities().ElicitationForm() {
+	caps := s.agent.client.Capabilities()
+	if caps.ElicitationForm() {
 		opts.Elicit = s.elicit
 	}
+	if caps.ElicitationURL() {
+		opts.ElicitURL = s.elicit
+		opts.ElicitationComplete = s.elicitationComplete
+	}
+	opts.Unshown = s.elicitationUnshown
 	m := mcp.Start(ctx, specs, opts)
 	s.mu.Lock()
 	closed := s.closed
@@ -66,18 +76,23 @@ func withToolCall(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, toolCallKey{}, id)
 }
 
-// elicit forwards an MCP server's form elicitation to the editor, as ACP
-// elicitation/create (the editor advertised elicitation.form), and returns
-// its answer unchanged. The message is prefixed with the server's name, as
-// MCP asks clients to show which server asks. The tool call is named when
-// ctx is that of the only call in progress on the server (see
+// elicit forwards an MCP server's elicitation to the editor, as ACP
+// elicitation/create in the same mode (the editor advertised it), and
+// returns its answer unchanged. The message is prefixed with the server's
+// name, as MCP asks clients to show which server asks. The tool call is
+// named when ctx is that of the only call in progress on the server (see
 // mcp.ElicitFunc); ctx ends with the call, so with the turn.
 func (s *Session) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.ElicitResult, error) {
 	r := &acp.CreateElicitationRequest{
 		SessionID:       s.id,
-		Mode:            "form",
+		Mode:            acp.ElicitModeForm,
 		Message:         fmt.Sprintf("The MCP server %q asks: %s", req.Server, req.Message),
 		RequestedSchema: req.RequestedSchema,
+	}
+	if req.Mode == acp.ElicitModeURL {
+		r.Mode, r.RequestedSchema = acp.ElicitModeURL, nil
+		r.URL, r.ElicitationID = req.URL, s.elicitationID(req.Server, req.ElicitationID)
+		r.Message = fmt.Sprintf("The MCP server %q asks you to open a web page: %s", req.Server, req.Message)
 	}
 	r.ToolCallID, _ = ctx.Value(toolCallKey{}).(string)
 	resp, err := s.agent.client.CreateElicitation(ctx, r)
@@ -85,6 +100,44 @@ func (s *Session) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.Elicit
 		return mcp.ElicitResult{}, err
 	}
 	return mcp.ElicitResult{Action: resp.Action, Content: resp.Content}, nil
+}
+
+// elicitationID is the ACP id of a server's URL elicitation. An
+// elicitation/complete names no session, so the id does: with the
+// server's name and its own id (unique among its elicitations), it is
+// unique on the connection.
+func (s *Session) elicitationID(server, id string) string {
+	return s.id + "/" + server + "/" + id
+}
+
+// elicitationComplete passes on an MCP server's completion of a URL
+// elicitation the user accepted, as elicitation/complete.
+func (s *Session) elicitationComplete(server, id string) {
+	if err := s.agent.client.CompleteElicitation(context.Background(), s.elicitationID(server, id)); err != nil {
+		s.agent.log.Warn("elicitation/complete failed", "session", s.id, "error", err)
+	}
+}
+
+// elicitationUnshown tells the user, in the thread, what an MCP server
+// asked that the editor cannot show (the server was refused): a notice
+// where the editor takes them, else a line of text. The URL of a URL
+// elicitation is not shown whole, only its host: the editor could not
+// ask before the user follows it, and the server was told no.
+func (s *Session) elicitationUnshown(req mcp.ElicitRequest) {
+	what := "asked for a form to be filled in"
+	if req.Mode == acp.ElicitModeURL {
+		what = "asked you to open a web page"
+		if u, err := url.Parse(req.URL); err == nil && u.Host != "" {
+			what += " on " + u.Host
+		}
+	}
+	msg := fmt.Sprintf("The MCP server %q %s (%q), which this editor cannot show; the server was told so.", req.Server, what, cutAtWord(req.Message, 200))
+	ctx := context.Background()
+	if s.agent.client.Capabilities().Notices() {
+		s.notify(ctx, acp.NoticeUpdate{Severity: "warning", Title: "MCP request not shown", Description: msg})
+		return
+	}
+	s.notify(ctx, acp.AgentMessageChunk{Content: acp.TextBlock("[cordis: " + msg + "]\n")})
 }
 
 func (s *Session) mcpManager() *mcp.Manager {
@@ -144,4 +197,32 @@ func (s *Session) mcpDoctor() []string {
 		lines = append(lines, st.Line())
 	}
 	return lines
+}
+
+// withSetupMCP adds to the editor's servers those the user's setup
+// configures for the session's cwd (Config.SetupMCP). The editor's win a
+// name clash; what the setup says (servers waiting for approval, a
+// clash) is told the editor once the session is open.
+func (s *Session) withSetupMCP(editor []mcp.Spec) []mcp.Spec {
+	if s.agent.cfg.SetupMCP == nil {
+		return editor
+	}
+	extra, notices := s.agent.cfg.SetupMCP(s.cwd)
+	specs := editor
+	for _, sp := range extra {
+		if slices.ContainsFunc(editor, func(e mcp.Spec) bool { return e.Name == sp.Name }) {
+			notices = append(notices, fmt.Sprintf("The editor's MCP server %q is used instead of the one of the same name in %s.", sp.Name, sp.Origin))
+			continue
+		}
+		if sp.Dir == "" {
+			sp.Dir = s.cwd
+		}
+		specs = append(specs, sp)
+	}
+	if len(notices) > 0 {
+		s.mu.Lock()
+		s.startupNotices = append(s.startupNotices, notices...)
+		s.mu.Unlock()
+	}
+	return specs
 }

@@ -122,8 +122,9 @@ func explainModelError(err error) string {
 	case llm.ErrTimeout, llm.ErrTransport:
 		return "The model API could not be reached: " + e.Message + ". Check the connection, then send a prompt to continue."
 	case llm.ErrInvalid:
-		if tooLong(e.Message) {
-			return "The conversation no longer fits the model's context window: " + e.Message + ". Run /compact (or /clear), then continue."
+		if llm.IsContextLength(err) {
+			return "The conversation does not fit the model's context window (" + e.Message + "), even after cordis compacted it once. " +
+				"/compact with instructions to keep less, /clear to start a new conversation (the log keeps this one), or /model for a model with a larger window."
 		}
 		return "The model API refused the request: " + e.Message + ". Try again; if it keeps failing, /clear starts the conversation afresh."
 	}
@@ -132,11 +133,6 @@ func explainModelError(err error) string {
 		status = fmt.Sprintf(" (HTTP %d)", e.StatusCode)
 	}
 	return fmt.Sprintf("The model API failed with a %s error%s: %s. Try again shortly.", e.Kind, status, e.Message)
-}
-
-func tooLong(msg string) bool {
-	msg = strings.ToLower(msg)
-	return strings.Contains(msg, "prompt is too long") || strings.Contains(msg, "context_length") || strings.Contains(msg, "context length") || strings.Contains(msg, "maximum context")
 }
 
 // modelFailure is the JSON-RPC error that answers session/prompt when the

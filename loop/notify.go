@@ -23,25 +23,30 @@ const (
 )
 
 // notifyLater runs the Notification seam with typ and message after wait,
-// unless the returned stop is called first. stop also waits for a
-// notification already running, so that no hook outlives the moment the
-// caller moves on (a permission answer, a new prompt): the seam's runs are
-// bounded by the caller's lifetime, never detached.
+// unless the returned stop is called first. A notification already
+// running when stop is called runs to its end (bounded by the hooks'
+// timeouts and ctx): a notifier stopped because the user answered
+// quickly would leave a message half sent. stop waits for it, so that no
+// hook outlives the moment the caller moves on (a permission answer, a
+// new prompt): the seam's runs are bounded by the caller's lifetime,
+// never detached.
 func (s *Session) notifyLater(ctx context.Context, wait time.Duration, typ, message string) (stop func()) {
 	if wait < 0 {
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	waiting, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	timer := time.NewTimer(wait)
 	wg.Go(func() {
 		select {
 		case <-timer.C:
 			s.runHook(ctx, &hooks.Input{Event: hooks.Notification, NotificationType: typ, Message: message})
-		case <-ctx.Done():
+		case <-waiting.Done():
 		}
 	})
 	return func() {
+		// Once Stop returns the timer can no longer fire (Go 1.23 timers),
+		// so a notification not yet started never starts.
 		timer.Stop()
 		cancel()
 		wg.Wait()

@@ -98,3 +98,61 @@ func TestIdlePromptNotification(t *testing.T) {
 		t.Fatal("no idle_prompt notification after the turn")
 	}
 }
+
+// blockingNotifier is a Notification hook that, once started, waits for
+// release (or for its context to end) and records which came first.
+type blockingNotifier struct {
+	started, release chan struct{}
+	stoppedEarly     chan bool
+}
+
+func (b *blockingNotifier) Run(ctx context.Context, in *hooks.Input) hooks.Decision {
+	if in.Event != hooks.Notification {
+		return hooks.Decision{}
+	}
+	close(b.started)
+	select {
+	case <-b.release:
+		b.stoppedEarly <- false
+	case <-ctx.Done():
+		b.stoppedEarly <- true
+	}
+	return hooks.Decision{}
+}
+
+// A permission_prompt notification that has started runs to its end when
+// the user answers meanwhile: its context is not cancelled (a notifier
+// stopped mid-way would leave a message half sent), and the turn goes on
+// once it is over. Before the fix the answer cancelled the running hook
+// at once, well before the release below.
+func TestStartedNotificationRunsToItsEnd(t *testing.T) {
+	b := &blockingNotifier{started: make(chan struct{}), release: make(chan struct{}), stoppedEarly: make(chan bool, 1)}
+	h := looptest.NewHarness(t, looptest.Options{Hooks: b, Config: func(c *loop.Config) {
+		c.PermissionNotifyAfter = time.Millisecond
+		c.IdleNotifyAfter = -1
+	}},
+		looptest.StreamBlocks("tool_use", looptest.ToolUse("toolu_1", "Bash", map[string]any{"command": "true"})),
+		looptest.ReplyText("done"))
+	h.Editor.OnPermission = func(ctx context.Context, _ *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		select {
+		case <-b.started:
+		case <-ctx.Done():
+			t.Error("no permission_prompt notification while the request waited")
+		}
+		// The answer goes out now; the hook is released a while later, so
+		// an answer that cancelled it would be seen first.
+		time.AfterFunc(100*time.Millisecond, func() { close(b.release) })
+		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermAllowOnce}}, nil
+	}
+	if stop := h.Prompt(h.NewSession(), "run it"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	select {
+	case early := <-b.stoppedEarly:
+		if early {
+			t.Error("the running Notification hook was cancelled when the user answered")
+		}
+	default:
+		t.Error("the turn went on before the running Notification hook ended")
+	}
+}

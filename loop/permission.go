@@ -107,7 +107,9 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 
 	scope, scoped := permrules.ScopeOf(t.Name(), input, s.cwd)
 	saves := s.agent.cfg.SavePermissionRule != nil
-	options := permissionOptions(scope, scoped, saves && !userOnly, !userOnly)
+	// A policy that allows only its own rules offers no "Always allow".
+	always := !userOnly && !s.settings.NoAlwaysAllow
+	options := permissionOptions(scope, scoped, saves && always, always)
 	req := acp.ToolCallUpdate{ToolCallID: id, Title: shown.desc.Title, Kind: shown.kind, Status: acp.ToolStatusPending,
 		Locations: convertLocations(shown.desc.Locations), RawInput: input,
 		Content: r.permissionContent(ctx, t, env, input, shown.desc, pre, userOnly)}

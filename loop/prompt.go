@@ -16,7 +16,7 @@ import (
 // before the model: local commands never reach it, prompt commands are
 // expanded and then run as the user's turn.
 func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.StopReason, error) {
-	content, text, err := s.convertPrompt(blocks)
+	content, text, err := s.convertPrompt(ctx, blocks)
 	if err != nil {
 		return "", err
 	}
@@ -42,7 +42,10 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 		switch {
 		case tmpl != nil:
 			template, templateArgs = tmpl, args
-			opts = turnOptions{model: tmpl.Model}
+			if !tmpl.Fork {
+				// A forked command's model is its subagent's (forkcmd.go).
+				opts = turnOptions{model: tmpl.Model}
+			}
 			s.grants.add(ctx, s, tmpl.Path, tmpl.Source, tmpl.AllowedTools)
 		case isPrompt:
 			content = append([]llm.Block{llm.Text(sub.Text)}, content[1:]...)
@@ -100,6 +103,15 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 			s.say(ctx, fmt.Sprintf("/%s: %v", template.Name, err))
 			return acp.StopEndTurn, nil
 		}
+		if template.Fork {
+			// `context: fork`: the expansion is a subagent's task; the
+			// main model gets its report (forkcmd.go).
+			report, reason, ok := s.runForked(ctx, turnID, template, templateArgs, expanded, opts)
+			if !ok {
+				return reason, nil
+			}
+			expanded = report
+		}
 		content = append([]llm.Block{llm.Text(expanded)}, content[1:]...)
 	}
 	for _, c := range d.AdditionalContext {
@@ -137,7 +149,7 @@ func (s *Session) showSystemMessages(ctx context.Context, d hooks.Decision) {
 
 // convertPrompt maps ACP content blocks to model content. It returns the
 // plain text of the prompt for hooks.
-func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string, error) {
+func (s *Session) convertPrompt(ctx context.Context, blocks []acp.ContentBlock) ([]llm.Block, string, error) {
 	var out []llm.Block
 	var text strings.Builder
 	blank := true // only whitespace so far
@@ -157,7 +169,7 @@ func (s *Session) convertPrompt(blocks []acp.ContentBlock) ([]llm.Block, string,
 			}
 			out = append(out, llm.Block{Type: llm.BlockImage, MediaType: mediaType, Data: b.Data})
 		case "resource_link":
-			out = append(out, llm.Text(fmt.Sprintf("[@%s](%s)", cmp.Or(b.Name, b.Title, b.URI), b.URI)))
+			out = append(out, s.linkedResource(ctx, b))
 			fmt.Fprintf(&text, "@%s", cmp.Or(b.Name, b.URI))
 		case "resource":
 			if b.Resource == nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/looptest"
 )
 
@@ -142,10 +143,11 @@ func TestPromptCacheInAToolSession(t *testing.T) {
 	}
 	frac := float64(read) / float64(total)
 	laterFrac := float64(laterRead) / float64(laterTotal)
-	// Sonnet 4.5 list prices per million input tokens: 3 uncached, 3.75
-	// cache write, 0.30 cache read.
-	without := float64(total) * 3 / 1e6
-	with := (float64(total-read-write)*3 + float64(write)*3.75 + float64(read)*0.30) / 1e6
+	// Sonnet 4.5's list prices from the model table (per million input
+	// tokens: 3 uncached, 3.75 cache write, 0.30 cache read).
+	p := llm.LookupModel("claude-sonnet-4-5").Price
+	without := p.Cost(llm.Usage{InputTokens: total})
+	with := p.Cost(llm.Usage{InputTokens: total - read - write, CacheCreationInputTokens: write, CacheReadInputTokens: read})
 	report := fmt.Sprintf("%d requests, %d input tokens (est.): %.1f%% cache reads overall, %.1f%% after the first request; "+
 		"input cost on Sonnet 4.5 $%.4f without caching, $%.4f with (%.0f%% less)",
 		len(reqs), total, 100*frac, 100*laterFrac, without, with, 100*(1-with/without))

@@ -115,11 +115,11 @@ func TestRepairDropsCutThinking(t *testing.T) {
 // Cache reads and writes are priced apart: for Sonnet 4.5, $3 input,
 // $3.75 cache write, $0.30 cache read, $15 output per million tokens.
 func TestCostPricesCacheReadsAndWrites(t *testing.T) {
-	p, ok := priceOf("claude-sonnet-4-5-20250929")
-	if !ok {
+	p := (&Agent{}).priceOf("claude-sonnet-4-5-20250929")
+	if p == nil {
 		t.Fatal("no price for a dated Sonnet 4.5")
 	}
-	got := p.cost(llm.Usage{InputTokens: 1_000_000, CacheCreationInputTokens: 1_000_000, CacheReadInputTokens: 1_000_000, OutputTokens: 1_000_000})
+	got := p.Cost(llm.Usage{InputTokens: 1_000_000, CacheCreationInputTokens: 1_000_000, CacheReadInputTokens: 1_000_000, OutputTokens: 1_000_000})
 	if want := 3 + 3.75 + 0.30 + 15.0; math.Abs(got-want) > 1e-9 {
 		t.Errorf("cost = %v, want %v", got, want)
 	}

@@ -77,7 +77,11 @@ type Session struct {
 	// compactWanted is set when a hook (the context monitor) asks for
 	// compaction; the turn compacts when it ends.
 	compactWanted bool
-	advertised    *commands.Set
+	// ctxBase is where the estimate of the next request's size starts
+	// (compact.go); compactions numbers the session's compactions.
+	ctxBase     contextBase
+	compactions int
+	advertised  *commands.Set
 	// mcp owns the session's MCP servers (nil without any);
 	// advertisedMCP is the generation of MCP prompt commands last
 	// advertised.
@@ -101,20 +105,65 @@ type Session struct {
 	// logHealth says whether the log still takes appends (a full disk
 	// stops the session's turns).
 	logHealth logHealth
+	// settings are what the settings files said when the session opened.
+	settings SessionSettings
+}
+
+// SessionSettings are what the user's and the project's settings (and an
+// administrator's policy) say for one session; see Config.SessionSettings.
+type SessionSettings struct {
+	// Mode is the permission mode the session starts in ("":
+	// Config.DefaultMode).
+	Mode string
+	// Directories are absolute directories the session's tools may use,
+	// besides its cwd and the editor's additionalDirectories.
+	Directories []string
+	// BypassDisabled, when set, says why bypassPermissions is forbidden:
+	// it is not offered, and no editor, command or log can switch to it.
+	BypassDisabled string
+	// NoAlwaysAllow hides the "Always allow" answers (a policy that allows
+	// only its own permission rules).
+	NoAlwaysAllow bool
+	// Notices are told the editor once the session is open.
+	Notices []string
+}
+
+// availableModes are the modes the session offers: every mode, less
+// bypassPermissions when it is forbidden.
+func (s *Session) availableModes() []acp.SessionMode {
+	if s.settings.BypassDisabled == "" {
+		return modes
+	}
+	out := make([]acp.SessionMode, 0, len(modes))
+	for _, m := range modes {
+		if m.ID != ModeBypass {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// allowedMode is mode, or default when mode is forbidden.
+func (s *Session) allowedMode(mode string) string {
+	if mode == ModeBypass && s.settings.BypassDisabled != "" {
+		return ModeDefault
+	}
+	return mode
 }
 
 func (s *Session) modeState() *acp.SessionModeState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes}
+	return &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: s.availableModes()}
 }
 
 func (s *Session) configOptions() []acp.ConfigOption {
 	s.mu.Lock()
 	mode, model := s.mode, s.model
 	s.mu.Unlock()
-	modeOpts := make([]acp.ConfigSelectOption, len(modes))
-	for i, m := range modes {
+	available := s.availableModes()
+	modeOpts := make([]acp.ConfigSelectOption, len(available))
+	for i, m := range available {
 		modeOpts[i] = acp.ConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
 	modelOpts := make([]acp.ConfigSelectOption, len(s.agent.cfg.Models))
@@ -128,6 +177,9 @@ func (s *Session) configOptions() []acp.ConfigOption {
 }
 
 func (s *Session) setMode(mode string) error {
+	if mode == ModeBypass && s.settings.BypassDisabled != "" {
+		return acp.InvalidParams("mode %s is disabled: %s", ModeBypass, s.settings.BypassDisabled)
+	}
 	valid := make([]string, len(modes))
 	for i, m := range modes {
 		valid[i] = m.ID
@@ -220,7 +272,7 @@ func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	}
 	s.mu.Unlock()
 	in.Totals, _ = s.usage.read()
-	in.ContextWindow = s.agent.cfg.ContextWindow
+	in.ContextWindow = s.agent.modelInfo(in.Model).ContextWindow
 	if in.Record == nil {
 		in.Record = s.recordRaw
 	}

@@ -3,6 +3,8 @@ package loop
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,12 +24,27 @@ func (s *Session) sessionTools(ts []tools.Tool) []tools.Tool {
 		case "Agent":
 			out[i] = tools.NewAgentTool(agentTypes(set.Agents))
 		case "Skill":
-			out[i] = tools.NewSkillTool(skillInfos(set.Skills), s.loadSkill)
+			infos := skillInfos(set.Skills)
+			out[i] = skillTool{Tool: tools.NewSkillTool(infos, nil), s: s, infos: infos}
 		default:
 			out[i] = t
 		}
 	}
 	return out
+}
+
+// skillTool is the Skill tool bound to the session: each call's loader
+// gets the call's environment, through which a `context: fork` skill runs
+// its subagent under the Skill call (forkcmd.go).
+type skillTool struct {
+	tools.Tool
+	s     *Session
+	infos []tools.SkillInfo
+}
+
+func (t skillTool) Run(ctx context.Context, env *tools.Env, input json.RawMessage) tools.Result {
+	load := func(ctx context.Context, in tools.SkillInput) (string, error) { return t.s.loadSkill(ctx, env, in) }
+	return tools.NewSkillTool(t.infos, load).Run(ctx, env, input)
 }
 
 func skillInfos(skills []commands.Skill) []tools.SkillInfo {
@@ -43,14 +60,22 @@ func skillInfos(skills []commands.Skill) []tools.SkillInfo {
 // loadSkill is the Skill tool's loader: the skill's allowed-tools are
 // pre-approved for the rest of the turn, and its body, with its
 // arguments and folder substituted, becomes the tool result under the
-// line Claude Code starts it with.
-func (s *Session) loadSkill(ctx context.Context, in tools.SkillInput) (string, error) {
+// line Claude Code starts it with; a `context: fork` skill runs in a
+// subagent instead, whose report is the result.
+func (s *Session) loadSkill(ctx context.Context, env *tools.Env, in tools.SkillInput) (string, error) {
 	set := s.agent.commands.Load(s.cwd)
 	for _, sk := range set.Skills {
 		if sk.Name != in.Skill || !sk.ModelInvocable {
 			continue
 		}
 		s.grants.add(ctx, s, sk.Path, sk.Source, sk.AllowedTools)
+		if sk.Fork {
+			if report, err := s.runForkedSkill(ctx, env, sk, in.Args); !errors.As(err, new(tooDeep)) {
+				return report, err
+			}
+			// Already in a subagent as deep as subagents go: the skill
+			// loads here, in a conversation that is already its own.
+		}
 		body := skillBody(sk, in.Args, s.id)
 		return fmt.Sprintf("Launching skill: %s\n\nBase directory for this skill: %s\n\n%s", sk.Name, sk.Dir, body), nil
 	}

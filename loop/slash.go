@@ -317,6 +317,7 @@ func cmdModel(ctx context.Context, s *Session, args string) commands.Intent {
 	s.mu.Unlock()
 	s.record(configChangeEvent{ConfigID: configModel, Value: name})
 	s.notify(ctx, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()})
+	s.reportWindow(ctx)
 	return commands.ShowText{Text: "Model set to " + name + "."}
 }
 
@@ -327,7 +328,7 @@ func cmdMode(ctx context.Context, s *Session, args string) commands.Intent {
 		cur := s.mode
 		s.mu.Unlock()
 		var ids []string
-		for _, m := range modes {
+		for _, m := range s.availableModes() {
 			ids = append(ids, m.ID)
 		}
 		return commands.ShowText{Text: fmt.Sprintf("Mode: %s\nAvailable: %s", cur, strings.Join(ids, ", "))}

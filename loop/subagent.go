@@ -18,6 +18,12 @@ import (
 
 const subagentPrompt = `You are a subagent of cordis, started by the main agent to do one task. Work autonomously with your tools, then answer with a concise report of what you found or did: your final message is all the main agent will see.`
 
+// tooDeep is runSubagent's refusal of a subagent nested deeper than
+// Config.MaxSubagentDepth (a forked skill then loads in place instead).
+type tooDeep struct{ max int }
+
+func (e tooDeep) Error() string { return fmt.Sprintf("subagents may nest at most %d deep", e.max) }
+
 // runSubagent runs a Task: a child loop with its own history, tools and
 // log file. Its text is mirrored on the parent's tool call as it streams;
 // its final message is the tool result.
@@ -25,7 +31,7 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	s := r.s
 	depth := r.depth + 1
 	if depth > s.agent.cfg.MaxSubagentDepth {
-		return "", fmt.Errorf("subagents may nest at most %d deep", s.agent.cfg.MaxSubagentDepth)
+		return "", tooDeep{max: s.agent.cfg.MaxSubagentDepth}
 	}
 	kind := s.subagentKindOf(in.SubagentType)
 	agentID := "agent-" + parentCallID
@@ -58,7 +64,8 @@ func (r *runner) runSubagent(ctx context.Context, parentCallID string, in tools.
 	var history []llm.Message
 	child := &runner{
 		s: s, turnID: r.turnID, depth: depth, agentID: agentID, history: &history, log: log, logPath: path, parentCallID: parentCallID,
-		agentType: agentType, model: kind.model,
+		// A fork's own model (in.Model) beats the subagent type's.
+		agentType: agentType, model: cmp.Or(s.subagentModel(in.Model), kind.model),
 		toolsNow: func() []tools.Tool { return kind.tools(s.toolsFor(depth)) }, system: system, stopEvent: hooks.SubagentStop,
 		emitText: func(ctx context.Context, t string) {
 			mu.Lock()

@@ -219,7 +219,8 @@ func (r *runner) finishTool(ctx context.Context, id string, res tools.Result, fr
 	if res.TerminalID != "" {
 		content, logged = nil, []acp.ToolCallContent{terminalOutputText(res.Text)}
 	}
-	r.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: logged, ResultFrom: from}})
+	r.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: loggedContent(res.Text, logged), ResultFrom: from}})
+	r.noteLogged(id, res.Text)
 	r.notifyTool(ctx, id, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
 }
 
@@ -232,6 +233,9 @@ func terminalOutputText(output string) acp.ToolCallContent {
 // terminal (which belonged to the process that logged it) becomes the
 // output it showed.
 func replayContent(t toolResultEvent) []acp.ToolCallContent {
+	if t.Content == nil && t.Output != "" {
+		return []acp.ToolCallContent{acp.ContentText(t.Output)} // logged once (logonce.go)
+	}
 	out := make([]acp.ToolCallContent, 0, len(t.Content))
 	for _, c := range t.Content {
 		if c.Type == "terminal" {

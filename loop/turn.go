@@ -59,8 +59,23 @@ type runner struct {
 	parentCallID string
 	// messageID names the chunks of the model response being streamed.
 	messageID string
+	// turnStart is where the turn begins in the history. The main agent
+	// compacts in the middle of a turn (compact.go): compactedAt is the
+	// history's length after its last compaction, mustCompact asks for
+	// one before the next step (the window was full), recoveredStep is
+	// 1 + the step whose context-length error was answered by one.
+	turnStart     int
+	compactedAt   int
+	mustCompact   bool
+	recoveredStep int
+	// windowFull is set when a response stopped on a full context window
+	// (model_context_window_exceeded); a second one ends the turn.
+	windowFull bool
 	// quiet holds the calls that send no card (guarded by s.mu).
 	quiet map[string]bool
+	// loggedOutputs are the outputs tool/result events stored that the
+	// next message leaves out (logonce.go; the turn's goroutine only).
+	loggedOutputs map[string]string
 }
 
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
@@ -102,6 +117,9 @@ func (s *Session) toolsFor(depth int) []tools.Tool {
 		if t.Name() == "Agent" && depth >= s.agent.cfg.MaxSubagentDepth {
 			continue
 		}
+		if t.Name() == "WebSearch" && !s.servesWebSearch() {
+			continue // the provider cannot search: the model never hears of it
+		}
 		out = append(out, t)
 	}
 	s.mu.Lock()
@@ -128,7 +146,7 @@ func (r *runner) appendMessage(m llm.Message) {
 	r.s.mu.Lock()
 	*r.history = append(*r.history, m)
 	r.s.mu.Unlock()
-	r.record(messageEvent{m})
+	r.record(r.logMessage(m))
 }
 
 // outcome is how one step of a turn (a model request and the tool calls
@@ -154,7 +172,7 @@ const (
 // the model stops (and the Stop seam agrees), the request cap is hit, or
 // ctx is cancelled.
 func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
-	turnStart := r.begin(user)
+	r.turnStart = r.begin(user)
 	var stop stopState
 	cfg := r.s.agent.cfg
 	for step := 0; ; step++ {
@@ -164,6 +182,11 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		if step >= cfg.MaxTurnRequests {
 			r.announce(ctx, fmt.Sprintf("\n\n[cordis: stopped after %d model requests in one turn (maxTurnRequests)]", cfg.MaxTurnRequests))
 			return acp.StopMaxTurnRequests
+		}
+		// A request that would not fit the model's window is compacted
+		// first, and the same turn goes on.
+		if r.fitContext(ctx) {
+			return acp.StopCancelled
 		}
 		out, resp := r.iterate(ctx, step)
 		switch out {
@@ -182,10 +205,15 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 		case llm.StopRefusal:
 			// ACP: after a refusal the prompt and everything after it are
 			// left out of the next request.
-			r.truncate(turnStart)
+			r.truncate(r.turnStart)
 			return acp.StopRefusal
 		case llm.StopPauseTurn:
 			continue
+		case llm.StopContextLimit:
+			if r.depth == 0 { // compacted before the next step
+				continue
+			}
+			return acp.StopMaxTokens
 		}
 		if reason, ended := r.stopSeam(ctx, &stop); ended {
 			return reason
@@ -247,6 +275,9 @@ func (r *runner) truncate(keep int) {
 	r.s.mu.Lock()
 	if keep < len(*r.history) {
 		*r.history = (*r.history)[:keep]
+	}
+	if r.depth == 0 {
+		r.s.ctxBase = contextBase{}
 	}
 	r.s.mu.Unlock()
 	r.record(truncateEvent{Keep: keep})
@@ -320,6 +351,9 @@ func (r *runner) stepAndTools(ctx context.Context, step int) (outcome, *llm.Resp
 		return hookEnded, nil
 	}
 	resp, err := r.step(ctx, step)
+	if err != nil && ctx.Err() == nil && r.recoverContext(ctx, step, err) {
+		resp, err = r.step(ctx, step)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return cancelled, nil
@@ -328,6 +362,15 @@ func (r *runner) stepAndTools(ctx context.Context, step int) (outcome, *llm.Resp
 		return failed, nil
 	case resp == nil: // a hook ended the turn before the request
 		return hookEnded, nil
+	}
+	if r.depth == 0 && resp.StopReason == llm.StopContextLimit {
+		if r.windowFull {
+			r.failModel(ctx, &llm.Error{Kind: llm.ErrInvalid, Message: "the model stopped twice because its context window is full (model_context_window_exceeded)"})
+			return failed, nil
+		}
+		r.windowFull, r.mustCompact = true, true
+	} else {
+		r.windowFull = false
 	}
 	if !slices.ContainsFunc(resp.Content, func(b llm.Block) bool { return b.Type == llm.BlockToolUse }) {
 		return modelEnded, resp
@@ -373,7 +416,7 @@ func (r *runner) answerToolCalls(ctx context.Context, step int, resp *llm.Respon
 // parse or had to be repaired. The providers already leave such a call
 // without Input; this does not rely on it.
 func cutOffCalls(resp *llm.Response) map[int]bool {
-	if resp.StopReason != llm.StopMaxTokens {
+	if resp.StopReason != llm.StopMaxTokens && resp.StopReason != llm.StopContextLimit {
 		return nil
 	}
 	cut := map[int]bool{}
@@ -484,6 +527,16 @@ func (r *runner) keepResponse(ctx context.Context, resp *llm.Response, partial b
 	}
 	if !partial {
 		r.lastText = text
+		if r.depth == 0 {
+			// The next request's size is estimated from this count (a
+			// server that reports none leaves it to bytes/4 of all).
+			s.mu.Lock()
+			s.ctxBase = contextBase{}
+			if used := resp.Usage.ContextTokens(); used > 0 {
+				s.ctxBase = contextBase{tokens: used, messages: len(*r.history)}
+			}
+			s.mu.Unlock()
+		}
 	}
 	if !partial || resp.Usage != (llm.Usage{}) {
 		s.reportUsage(context.WithoutCancel(ctx), resp.Usage, cmp.Or(resp.Model, model))
@@ -538,9 +591,9 @@ func (r *runner) responseSeam(ctx context.Context, step int, req *llm.Request, r
 	if !ld.Compact || err != nil {
 		return
 	}
-	used := resp.Usage.ContextTokens()
-	r.record(compactionRequestedNotice{Kind: "compactionRequested", ContextTokens: used, ContextWindow: s.agent.cfg.ContextWindow})
-	s.agent.log.Info("a hook asked for compaction", "session", s.id, "agent", r.agentID, "contextTokens", used, "contextWindow", s.agent.cfg.ContextWindow)
+	used, window := resp.Usage.ContextTokens(), s.agent.modelInfo(model).ContextWindow
+	r.record(compactionRequestedNotice{Kind: "compactionRequested", ContextTokens: used, ContextWindow: window})
+	s.agent.log.Info("a hook asked for compaction", "session", s.id, "agent", r.agentID, "contextTokens", used, "contextWindow", window)
 	if r.depth == 0 {
 		s.mu.Lock()
 		s.compactWanted = true

@@ -16,6 +16,7 @@ import (
 // the session's other state.
 type usageMeter struct {
 	mu            sync.Mutex
+	priceOf       func(model string) *llm.Price // nil: no price known
 	totals        hooks.Totals
 	contextTokens int
 	// tokens sums every response's usage by kind, for the turns' usage.
@@ -33,13 +34,20 @@ func (m *usageMeter) add(u llm.Usage, model string) hooks.Totals {
 	m.tokens.CacheCreationInputTokens += u.CacheCreationInputTokens
 	m.tokens.CacheReadInputTokens += u.CacheReadInputTokens
 	m.totals.Tokens += int64(u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
-	if p, ok := priceOf(model); ok {
-		m.totals.CostUSD += p.cost(u)
+	if p := m.price(model); p != nil {
+		m.totals.CostUSD += p.Cost(u)
 		m.totals.CostKnown = first || m.totals.CostKnown
 	} else {
 		m.totals.CostKnown = false
 	}
 	return m.totals
+}
+
+func (m *usageMeter) price(model string) *llm.Price {
+	if m.priceOf == nil {
+		return nil
+	}
+	return m.priceOf(model)
 }
 
 // setContext records the tokens the context now holds.
@@ -75,11 +83,18 @@ func (s *Session) bill(ctx context.Context, u llm.Usage, model string, contextTo
 // usageUpdate is the usage_update for the session's totals and the
 // context now used.
 func (s *Session) usageUpdate(totals hooks.Totals, contextTokens int) acp.UsageUpdate {
-	up := acp.UsageUpdate{Used: int64(contextTokens), Size: int64(s.agent.cfg.ContextWindow)}
+	up := acp.UsageUpdate{Used: int64(contextTokens), Size: int64(s.contextWindow())}
 	if totals.CostKnown {
 		up.Cost = &acp.Cost{Amount: math.Round(totals.CostUSD*1e6) / 1e6, Currency: "USD"}
 	}
 	return up
+}
+
+// reportWindow sends usage_update after the session's model changed: the
+// context meter's size is the new model's window.
+func (s *Session) reportWindow(ctx context.Context) {
+	totals, used := s.usage.read()
+	s.notify(ctx, s.usageUpdate(totals, used))
 }
 
 // tokensByKind is every response's usage so far, summed by kind.

@@ -19,7 +19,8 @@
 //	{"v":1,"seq":2,"time":"2025-01-02T03:04:06Z","type":"turn/start","data":{"turnId":"t1","prompt":"fix the failing test"}}
 //	{"v":1,"seq":3,"time":"2025-01-02T03:04:06.5Z","type":"context/message","data":{"role":"user","content":[…]}}
 //
-// v is the envelope version (Version); a reader refuses a higher one. seq
+// v is the envelope version: 1, or 2 for a line an older reader would
+// misread (Version, Versioned); a reader refuses a higher one. seq
 // counts 1, 2, 3, ... with no gaps. time is RFC 3339 with nanoseconds, UTC.
 // type is one of the Type constants; data is the loop's business.
 //

@@ -8,8 +8,27 @@ import (
 	"time"
 )
 
-// Version is the envelope version this package writes and the highest it reads.
-const Version = 1
+// Version is the highest envelope version this package reads. It writes
+// version 1 unless the data asks for more (Versioned).
+//
+// Version 2 (issue 23): a line a version-1 reader would misread without
+// an error. The loop writes it for a context/message whose tool results
+// leave their text to the tool/result events before it, and for a
+// tool/result whose editor content is left to be derived from its
+// output (loop/events.go); such a log is refused by an older cordis
+// rather than shown with empty tool results.
+const Version = 2
+
+// Versioned is event data that needs a reader of at least LogVersion.
+type Versioned interface{ LogVersion() int }
+
+// versionOf is the version a line holding data is written with.
+func versionOf(data any) int {
+	if d, ok := data.(Versioned); ok {
+		return max(1, min(d.LogVersion(), Version))
+	}
+	return 1
+}
 
 // MaxLineSize is the longest line (including its '\n') that Append writes and
 // Read accepts. It is generous because a tool result can carry a large output;
@@ -43,6 +62,9 @@ const (
 	TypeUserPrompt = "user/prompt"
 	// TypeMessage is one full conversation message as the loop keeps it (an
 	// llm message); session/load rebuilds the model's context from these.
+	// A message with toolOutputs (version 2) leaves the text of those
+	// tool_results to the tool/result events before it: each tool output
+	// is stored once.
 	TypeMessage = "context/message"
 	// TypeModelRequest summarizes a model call: model, message count, tool
 	// names, system prompt hash (not the whole request, which is derivable).
@@ -58,7 +80,8 @@ const (
 	// optionId, source (hook, editor, policy).
 	TypePermission = "permission"
 	// TypeToolResult is a tool's outcome: toolCallId, status, output,
-	// isError, content.
+	// isError, content (left out, version 2, when it is the output as
+	// text).
 	TypeToolResult = "tool/result"
 	// TypeHookStart, TypeHookResult and TypeHookError record every hook run.
 	TypeHookStart  = "hook/start"

@@ -56,12 +56,12 @@ func TestRead(t *testing.T) {
 			wantErr: name + ":2: corrupt event: unexpected end of JSON input",
 		},
 		{
-			name: "newer version", content: ln(1) + `{"v":2,"seq":"two","when":1}` + "\n",
-			wantErr: name + ":2: unsupported log version 2 (this build reads version 1)",
+			name: "newer version", content: ln(1) + `{"v":3,"seq":"two","when":1}` + "\n",
+			wantErr: name + ":2: unsupported log version 3 (this build reads version 2)",
 		},
 		{
-			name: "newer version as torn-looking last line is still JSON", content: `{"v":2}`,
-			wantErr: name + ":1: unsupported log version 2 (this build reads version 1)",
+			name: "newer version as torn-looking last line is still JSON", content: `{"v":3}`,
+			wantErr: name + ":1: unsupported log version 3 (this build reads version 2)",
 		},
 		{
 			name: "missing version", content: `{"seq":1,"time":"2025-01-02T03:04:05Z","type":"notice"}` + "\n",

@@ -78,7 +78,8 @@ func Create(path string, opts ...Option) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("sessionlog: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	// Read access too: relink copies the file back if it is deleted.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("sessionlog: %w", err)
 	}
@@ -192,7 +193,8 @@ func (w *Writer) repairTail() error {
 // file. If a write fails part-way, Append cuts the partial line off again; if
 // even that fails, the Writer refuses further appends rather than glue events
 // onto a torn line. With WithSync, an fsync failure is returned together with
-// the event, which has been written.
+// the event, which has been written. A log deleted while open is first put
+// back at its path, whole (see relink).
 func (w *Writer) Append(typ string, data any) (Event, error) {
 	if typ == "" {
 		return Event{}, errors.New("sessionlog: empty event type")
@@ -210,7 +212,10 @@ func (w *Writer) Append(typ string, data any) (Event, error) {
 	if w.broken != nil {
 		return Event{}, w.broken
 	}
-	ev := Event{V: Version, Seq: w.seq + 1, Time: w.now().UTC(), Type: typ, Data: raw}
+	if err := w.relink(); err != nil {
+		return Event{}, err
+	}
+	ev := Event{V: versionOf(data), Seq: w.seq + 1, Time: w.now().UTC(), Type: typ, Data: raw}
 	line, err := encodeLine(ev)
 	if err != nil {
 		return Event{}, fmt.Errorf("sessionlog: %s: %s event: %w", w.path, typ, err)

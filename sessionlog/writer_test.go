@@ -324,8 +324,8 @@ func TestOpenRepairsTail(t *testing.T) {
 			wantErr: "%s: line at byte 77: corrupt event: unexpected end of JSON input",
 		},
 		{
-			name: "newer version last", content: ln(1) + `{"v":2,"seq":2}` + "\n",
-			wantErr: "%s: line at byte 77: unsupported log version 2 (this build reads version 1)",
+			name: "newer version last", content: ln(1) + `{"v":3,"seq":2}` + "\n",
+			wantErr: "%s: line at byte 77: unsupported log version 3 (this build reads version 2)",
 		},
 		{
 			name: "invalid event last", content: ln(1) + `{"v":1,"seq":2}` + "\n",

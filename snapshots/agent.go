@@ -210,6 +210,8 @@ func (a *agentProc) answer(r *acptest.Request) (any, error) {
 	switch {
 	case r.Method == acp.MethodSessionRequestPermission:
 		return a.p.permission(r.Params), nil
+	case r.Method == acp.MethodElicitationCreate:
+		return a.p.elicitation(r.Params), nil
 	case strings.HasPrefix(r.Method, "fs/"):
 		return acptest.ServeFile(r.Method, r.Params)
 	case strings.HasPrefix(r.Method, "terminal/"):

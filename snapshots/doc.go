@@ -12,9 +12,14 @@
 //	snapshots/<name>/home/          copied into the temporary HOME: user-level
 //	                                hook configs and the scripts they run
 //	snapshots/<name>/cordis.yml     optional config overlay (hook entries)
+//	snapshots/<name>/web/           optional pages served on a loopback
+//	                                port for the run ({{web}}; WebDir)
 //	snapshots/<name>/expected/      stdout.jsonl, session-N.jsonl,
 //	                                session-N.subagent-M.jsonl,
 //	                                <conversation>.system.md / .tools.json,
+//	                                <conversation>.tools.N.json (the list
+//	                                request N changed to, e.g. after
+//	                                ExitPlanMode),
 //	                                workspace/... (when compared)
 //	fixtures/<name>/                what the model said (see package replay)
 //
@@ -28,12 +33,15 @@
 // editor's mcpServers, where {{mcptestserver}} names the test MCP server
 // of loop/mcp/mcptest, which the caller builds and passes in
 // Options.MCPTestServer), prompt (with permission answers chosen by option
-// kind, an optional cancelWhen trigger, and an optional during: steps run
+// kind, elicitation answers when the manifest's client offers
+// elicitation, an optional cancelWhen trigger, and an optional during: steps run
 // while the editor holds its answer to one of the turn's requests),
-// setMode, setConfigOption, restart. Every wait is for a durable event (the
-// answer to a request, a frame matching a trigger, process exit), bounded
-// but never a sleep. The editor is acp/acptest's, connected to the
-// process's stdio (acptest.Connect): its tap records every frame the
+// setMode, setConfigOption, restart, waitFile (a file a hook writes in the
+// workspace, for hooks that only observe). Every wait is for a durable
+// event (the answer to a request, a frame matching a trigger, a file,
+// process exit), bounded but never a fixed sleep. The editor is
+// acp/acptest's, connected to the process's stdio (acptest.Connect): its
+// tap records every frame the
 // agent writes, exactly as written and in order, and sees it before it
 // is dispatched (cancelWhen and during act there); requests are served
 // in arrival order, fs/* from the disk (acptest.ServeFile) and terminal/*

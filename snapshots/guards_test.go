@@ -79,6 +79,8 @@ func TestManifestIsStrict(t *testing.T) {
 		"during without steps": "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}}}\n",
 		"during restart":       "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}, steps: [{restart: {}}]}}\n",
 		"during permissions":   "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}, steps: [{prompt: {text: go, permissions: [allow_once]}}]}}\n",
+		"waitFile outside":     "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}, steps: [{waitFile: ../x}]}}\n",
+		"waitFile absolute":    "description: d\nrecording: live\nsteps:\n  - waitFile: /etc/passwd\n",
 		"mcp without command":  "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{name: x}]}\n",
 		"mcp without name":     "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{command: x}]}\n",
 		"mcp twice":            "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{name: x, command: a}, {name: x, command: b}]}\n",
@@ -212,6 +214,8 @@ func TestNormalize(t *testing.T) {
 			frame(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_b","update":{"toolCallId":"toolu_x1","title":"agent-toolu_x1 <b>&","durationMs":12}}}`),
 		},
 		Logs: []Log{{SessionID: "sess_b", Data: []byte(`{"v":1,"seq":1,"time":"2026-01-01T00:00:00.123Z","type":"tool/call","data":{"toolCallId":"toolu_x1","path":"` + ws + `/b","sessionIdLike":"sess_bb"}}` + "\n")}},
+		// A hook's trace in the workspace: ids and paths, as in the logs.
+		Workspace: map[string][]byte{"hook.json": []byte(`{"session_id":"sess_b","cwd":"` + ws + `","tool_use_id":"toolu_x1"}`)},
 	}
 	out, err := Normalize(res)
 	if err != nil {
@@ -230,6 +234,9 @@ func TestNormalize(t *testing.T) {
 	data := ev["data"].(map[string]any)
 	if ev["time"].(float64) != 0 || data["path"] != "{{cwd}}/b" || data["sessionIdLike"] != "sess_bb" || data["toolCallId"] != "{{toolCall-1}}" {
 		t.Fatalf("log: %s", out["session-1.jsonl"])
+	}
+	if got, want := string(out["workspace/hook.json"]), `{"session_id":"{{session-1}}","cwd":"{{cwd}}","tool_use_id":"{{toolCall-1}}"}`; got != want {
+		t.Fatalf("workspace file:\n%s\nwant:\n%s", got, want)
 	}
 }
 

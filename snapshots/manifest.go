@@ -42,6 +42,9 @@ type Manifest struct {
 type ClientSpec struct {
 	FS       bool `yaml:"fs"`
 	Terminal bool `yaml:"terminal"`
+	// Elicitation offers form elicitation (elicitation/create), which
+	// prompts' elicitations answer.
+	Elicitation bool `yaml:"elicitation,omitempty"`
 }
 
 // CompareSpec selects optional outputs.
@@ -62,6 +65,13 @@ type Step struct {
 	// replay.
 	ResumeSession *LoadSessionStep `yaml:"resumeSession,omitempty"`
 	Restart       *RestartStep     `yaml:"restart,omitempty"`
+	// WaitFile waits until a file exists in the workspace, named by its
+	// path relative to the workspace: the trace of a hook that only
+	// observes (a Notification hook, say), written by the hook with a
+	// rename so that it appears complete. It is a durable event, polled,
+	// bounded like an answer; in a during it holds the turn until the
+	// hook ran.
+	WaitFile string `yaml:"waitFile,omitempty"`
 }
 
 // InitializeStep sends initialize.
@@ -106,6 +116,10 @@ type PromptStep struct {
 	// reject_always, or cancelled. A request with no answer left fails
 	// the scenario (and is answered cancelled: fail closed).
 	Permissions []string `yaml:"permissions,omitempty"`
+	// Elicitations answer the elicitation/create requests of this turn in
+	// order (the client must offer elicitation). A request with no
+	// answer left fails the scenario (and is answered cancel).
+	Elicitations []ElicitationAnswer `yaml:"elicitations,omitempty"`
 	// CancelWhen sends session/cancel as soon as a frame matching it
 	// arrives from the agent.
 	CancelWhen *FrameMatch `yaml:"cancelWhen,omitempty"`
@@ -114,6 +128,13 @@ type PromptStep struct {
 	// its answer, runs During.Steps, then answers it. The turn cannot
 	// move on meanwhile, so what the steps see does not race with it.
 	During *DuringSpec `yaml:"during,omitempty"`
+}
+
+// ElicitationAnswer is the user's answer to a form: accept with the
+// form's content, decline or cancel.
+type ElicitationAnswer struct {
+	Action  string         `yaml:"action"`
+	Content map[string]any `yaml:"content,omitempty"`
 }
 
 // DuringSpec is what the editor does while a turn waits for its answer.
@@ -165,7 +186,10 @@ type RestartStep struct {
 	Kill bool `yaml:"kill,omitempty"`
 }
 
-var permissionKinds = []string{"allow_once", "allow_always", "reject_once", "reject_always", "cancelled"}
+var (
+	permissionKinds    = []string{"allow_once", "allow_always", "reject_once", "reject_always", "cancelled"}
+	elicitationActions = []string{"accept", "decline", "cancel"}
+)
 
 // LoadManifest reads and checks a manifest strictly.
 func LoadManifest(path string) (*Manifest, error) {
@@ -191,7 +215,7 @@ func LoadManifest(path string) (*Manifest, error) {
 // actions counts the actions set in a step (one is valid).
 func (s Step) actions() int {
 	n := 0
-	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.ResumeSession != nil, s.Restart != nil} {
+	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.ResumeSession != nil, s.Restart != nil, s.WaitFile != ""} {
 		if set {
 			n++
 		}
@@ -217,9 +241,13 @@ func (m *Manifest) check() error {
 	sessions := 0
 	for i, s := range m.Steps {
 		if n := s.actions(); n != 1 {
-			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, resumeSession, restart), got %d", i+1, n)
+			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, resumeSession, restart, waitFile), got %d", i+1, n)
 		}
 		switch {
+		case s.WaitFile != "":
+			if err := checkWaitFile(i, s.WaitFile); err != nil {
+				return err
+			}
 		case s.NewSession != nil:
 			sessions++
 			if err := checkMCPServers(i, s.NewSession.MCPServers); err != nil {
@@ -233,6 +261,14 @@ func (m *Manifest) check() error {
 				if !contains(permissionKinds, p) {
 					return fmt.Errorf("step %d: permission answer %q is not one of %s", i+1, p, strings.Join(permissionKinds, ", "))
 				}
+			}
+			for _, e := range s.Prompt.Elicitations {
+				if !contains(elicitationActions, e.Action) || e.Action != "accept" && e.Content != nil {
+					return fmt.Errorf("step %d: elicitation answer %q: action must be one of %s, with content only for accept", i+1, e.Action, strings.Join(elicitationActions, ", "))
+				}
+			}
+			if len(s.Prompt.Elicitations) > 0 && (m.Client == nil || !m.Client.Elicitation) {
+				return fmt.Errorf("step %d: elicitations need client: {elicitation: true}", i+1)
 			}
 			if c := s.Prompt.CancelWhen; c != nil && *c == (FrameMatch{}) {
 				return fmt.Errorf("step %d: cancelWhen needs method, update or status", i+1)
@@ -292,7 +328,7 @@ func checkDuring(step int, d *DuringSpec, sessions int) error {
 	for j, s := range d.Steps {
 		where := fmt.Sprintf("step %d: during step %d", step+1, j+1)
 		if s.actions() != 1 {
-			return fmt.Errorf("%s: want exactly one action (prompt, setMode, setConfigOption), got %d", where, s.actions())
+			return fmt.Errorf("%s: want exactly one action (prompt, setMode, setConfigOption, waitFile), got %d", where, s.actions())
 		}
 		switch {
 		case s.Prompt != nil:
@@ -320,8 +356,12 @@ func checkDuring(step int, d *DuringSpec, sessions int) error {
 			if err := checkSession(step, s.SetConfigOption.Session, sessions); err != nil {
 				return err
 			}
+		case s.WaitFile != "":
+			if err := checkWaitFile(step, s.WaitFile); err != nil {
+				return err
+			}
 		default:
-			return fmt.Errorf("%s: only prompt, setMode and setConfigOption may run during a turn", where)
+			return fmt.Errorf("%s: only prompt, setMode, setConfigOption and waitFile may run during a turn", where)
 		}
 	}
 	return nil
@@ -351,6 +391,14 @@ func checkMCPServers(step int, servers []MCPServer) error {
 		default:
 			return fmt.Errorf("%s: type must be empty (stdio), http or sse, got %q", where, sv.Type)
 		}
+	}
+	return nil
+}
+
+// checkWaitFile checks that a waitFile names a file inside the workspace.
+func checkWaitFile(step int, path string) error {
+	if filepath.IsAbs(path) || !filepath.IsLocal(path) {
+		return fmt.Errorf("step %d: waitFile must be a path inside the workspace, got %q", step+1, path)
 	}
 	return nil
 }

@@ -46,7 +46,8 @@ var (
 //   - stdout.jsonl: every frame the agent wrote, one per line;
 //   - session-N.jsonl and session-N.subagent-M.jsonl: the session logs;
 //   - <conversation>.system.md, <conversation>.tools.json: the sidecars;
-//   - workspace/...: the final workspace, when the manifest compares it.
+//   - workspace/...: the final workspace, when the manifest compares it
+//     (its text files with ids and paths replaced as below).
 //
 // JSON is re-encoded compactly with sorted keys. JSON-RPC ids are
 // renumbered by first appearance (per agent process and direction);
@@ -132,8 +133,9 @@ func Normalize(res *Result) (Outputs, error) {
 		out[name] = data
 	}
 	for rel, data := range res.Workspace {
+		// Text a hook wrote there (its input, say) holds ids and paths.
 		if utf8.Valid(data) {
-			data = []byte(n.paths.Replace(string(data)))
+			data = []byte(n.text(string(data)))
 		}
 		out["workspace/"+rel] = data
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
@@ -32,6 +33,7 @@ type player struct {
 	sessions      []string
 	current       string // the latest session
 	permissions   []string
+	elicitations  []ElicitationAnswer
 	cancelWhen    *FrameMatch
 	cancelSession string
 	cancelFired   bool
@@ -136,13 +138,17 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 	a := *ap
 	switch {
 	case st.Initialize != nil:
+		clientCaps := map[string]any{
+			"fs":       map[string]bool{"readTextFile": caps.FS, "writeTextFile": caps.FS},
+			"terminal": caps.Terminal,
+		}
+		if caps.Elicitation {
+			clientCaps["elicitation"] = map[string]any{"form": map[string]any{}}
+		}
 		_, err := a.call("initialize", map[string]any{
-			"protocolVersion": 1,
-			"clientCapabilities": map[string]any{
-				"fs":       map[string]bool{"readTextFile": caps.FS, "writeTextFile": caps.FS},
-				"terminal": caps.Terminal,
-			},
-			"clientInfo": map[string]string{"name": "cordis-snapshots", "version": "1"},
+			"protocolVersion":    1,
+			"clientCapabilities": clientCaps,
+			"clientInfo":         map[string]string{"name": "cordis-snapshots", "version": "1"},
 		})
 		return err
 	case st.NewSession != nil:
@@ -169,6 +175,7 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		done := make(chan struct{})
 		p.mu.Lock()
 		p.permissions = append([]string(nil), st.Prompt.Permissions...)
+		p.elicitations = append([]ElicitationAnswer(nil), st.Prompt.Elicitations...)
 		p.cancelWhen, p.cancelSession, p.cancelFired = st.Prompt.CancelWhen, sid, false
 		p.during, p.duringFired, p.duringDone = st.Prompt.During, false, done
 		p.mu.Unlock()
@@ -178,7 +185,8 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		})
 		p.mu.Lock()
 		left, fired, held := p.permissions, p.cancelFired, p.duringFired
-		p.permissions, p.cancelWhen, p.during = nil, nil, nil
+		leftForms := len(p.elicitations)
+		p.permissions, p.elicitations, p.cancelWhen, p.during = nil, nil, nil, nil
 		p.mu.Unlock()
 		if held {
 			// The turn may end before the held steps do (when one of them
@@ -193,6 +201,9 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		}
 		if len(left) > 0 {
 			return fmt.Errorf("the turn ended with permission answers left unused: %s", strings.Join(left, ", "))
+		}
+		if leftForms > 0 {
+			return fmt.Errorf("the turn ended with %d elicitation answers left unused", leftForms)
 		}
 		if st.Prompt.CancelWhen != nil && !fired {
 			return fmt.Errorf("the turn ended before anything matched cancelWhen %+v", *st.Prompt.CancelWhen)
@@ -228,6 +239,8 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		p.current = sid
 		p.mu.Unlock()
 		return nil
+	case st.WaitFile != "":
+		return p.waitFile(st.WaitFile)
 	case st.Restart != nil:
 		a.stop(st.Restart.Kill)
 		next, err := p.start()
@@ -238,6 +251,22 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		return nil
 	}
 	return errors.New("empty step")
+}
+
+// waitFile waits until rel exists in the workspace, bounded by
+// callTimeout: the file is a hook's trace, which no frame announces.
+func (p *player) waitFile(rel string) error {
+	path := filepath.Join(p.dirs.workspace, rel)
+	deadline := time.Now().Add(callTimeout)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waitFile: %s did not appear within %s", rel, callTimeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // duringStep runs one step of a prompt's during, while the held turn
@@ -303,4 +332,24 @@ func (p *player) permission(params json.RawMessage) any {
 	}
 	p.problem("the permission request offers no option of kind %s (answered cancelled)", answer)
 	return acptest.Cancelled
+}
+
+// elicitation answers elicitation/create from the turn's queue of
+// answers.
+func (p *player) elicitation(params json.RawMessage) any {
+	p.mu.Lock()
+	var answer *ElicitationAnswer
+	if len(p.elicitations) > 0 {
+		answer, p.elicitations = &p.elicitations[0], p.elicitations[1:]
+	}
+	p.mu.Unlock()
+	if answer == nil {
+		p.problem("the agent asked for input (elicitation/create) and the manifest has no answer left (answered cancel): %s", truncate(string(params), 300))
+		return map[string]any{"action": acp.ElicitationCancel}
+	}
+	resp := map[string]any{"action": answer.Action}
+	if answer.Action == acp.ElicitationAccept {
+		resp["content"] = answer.Content
+	}
+	return resp
 }

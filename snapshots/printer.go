@@ -1,6 +1,7 @@
 package snapshots
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -204,8 +205,14 @@ func (p *Printer) update(raw json.RawMessage) {
 		p.line("  (history) you: %s", oneLine(text(), 200))
 	case "tool_call":
 		id := str(u["toolCallId"])
-		p.titles[id] = str(u["title"])
-		p.line("  ◆ %s [%s] %s", str(u["title"]), str(u["kind"]), oneLine(compact(u["rawInput"]), 160))
+		title := str(u["title"])
+		// A Task (Agent) call is titled with its description, which often
+		// reads like another tool's title ("Read notes.txt"): name it.
+		if in, _ := u["rawInput"].(map[string]any); in != nil && in["prompt"] != nil && in["description"] != nil {
+			title = fmt.Sprintf("Task (%s): %s", cmp.Or(str(in["subagent_type"]), "general-purpose"), title)
+		}
+		p.titles[id] = title
+		p.line("%s◆ %s [%s] %s", p.indent(u), title, str(u["kind"]), oneLine(compact(u["rawInput"]), 160))
 	case "tool_call_update":
 		status := str(u["status"])
 		if status != "completed" && status != "failed" {
@@ -233,7 +240,7 @@ func (p *Printer) update(raw json.RawMessage) {
 				}
 			}
 		}
-		p.line("  %s %s %s: %s", mark, p.titles[str(u["toolCallId"])], status, detail)
+		p.line("%s%s %s %s: %s", p.indent(u), mark, p.titles[str(u["toolCallId"])], status, detail)
 	case "plan":
 		p.line("  ☰ plan:")
 		entries, _ := u["entries"].([]any)
@@ -244,6 +251,16 @@ func (p *Printer) update(raw json.RawMessage) {
 	case "current_mode_update":
 		p.line("  · mode is now %s", str(u["currentModeId"]))
 	}
+}
+
+// indent is the margin of a tool call's line: deeper for a subagent's
+// call, which names its Task call in _meta.parentToolCallId (as Zed nests
+// it).
+func (p *Printer) indent(u map[string]any) string {
+	if meta, _ := u["_meta"].(map[string]any); meta != nil && str(meta["parentToolCallId"]) != "" {
+		return "      "
+	}
+	return "  "
 }
 
 // frameAnchor names the log event a frame reports, if any: the log

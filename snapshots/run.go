@@ -115,6 +115,11 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	web, stopWeb, err := startWebServer(sc)
+	if err != nil {
+		return nil, fmt.Errorf("serving %s: %w", WebDir, err)
+	}
+	defer stopWeb()
 	paths := []replay.PathVar{
 		{Placeholder: "{{cwd}}", Path: d.workspace},
 		{Placeholder: "{{state}}", Path: d.state},
@@ -126,6 +131,9 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 		{Placeholder: "{{fixture}}", Path: sc.Fixture},
 		{Placeholder: "{{repo}}", Path: opts.Repo},
 		{Placeholder: MCPTestServerPlaceholder, Path: mcpServer},
+		// A URL, not a path, but replaced the same way: whole, where it
+		// stands.
+		{Placeholder: WebPlaceholder, Path: web},
 	}
 	run := replay.Run{Mode: opts.Mode, Paths: paths}
 	if opts.CheckSidecars {

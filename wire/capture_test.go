@@ -297,6 +297,20 @@ func conversations(t *testing.T) map[string]llm.Request {
 			assistant(thinking("Cut off by a cancel", ""), llm.Text("Found it.")),
 			user(llm.Text("Go on.")),
 		}},
+		// A WebSearch call's side request, continued after pause_turn: the
+		// server tool's call and result go back as the API sent them, and
+		// text keeps its citations (authored blocks, not a recording).
+		"web-search": {System: []string{"You search the web for the user's query."}, WebSearch: &llm.WebSearch{MaxUses: 8, AllowedDomains: []string{"go.dev"}}, Messages: []llm.Message{
+			user(llm.Text("Search the web for: go 1.26 release")),
+			assistant(llm.Text("Searching."),
+				llm.Block{Type: llm.BlockServerToolUse, ID: "srvtoolu_01", Name: "web_search", Input: json.RawMessage(`{"query":"go 1.26 release"}`),
+					Raw: json.RawMessage(`{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{"query":"go 1.26 release"},"caller":{"type":"direct"}}`)},
+				llm.Block{Type: llm.BlockServerToolResult, ToolUseID: "srvtoolu_01", Name: "web_search_tool_result",
+					Raw: json.RawMessage(`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_01","content":[{"type":"web_search_result","title":"Go 1.26 Release Notes","url":"https://go.dev/doc/go1.26","encrypted_content":"EqgfCioIARgB","page_age":null}],"caller":{"type":"direct"}}`)},
+				llm.Block{Type: llm.BlockText, Text: "Go 1.26 adds new features.",
+					Citations: json.RawMessage(`[{"type":"web_search_result_location","cited_text":"Go 1.26 adds","url":"https://go.dev/doc/go1.26","title":"Go 1.26 Release Notes","encrypted_index":"Eo8BCioI"}]`)}),
+			user(llm.Text("Go on.")),
+		}},
 	}
 }
 
@@ -394,7 +408,7 @@ func openaiBodies(t *testing.T) []body {
 // $WIRE_OUT/anthropic and $WIRE_OUT/openai for run.sh to check.
 func TestCapture(t *testing.T) {
 	sets := map[string][]body{
-		"anthropic": append(snapshotBodies(t), anthropicBodies(t)...),
+		"anthropic": append(append(snapshotBodies(t), anthropicBodies(t)...), longSessionBodies(t)...),
 		"openai":    openaiBodies(t),
 	}
 	dir := os.Getenv("WIRE_OUT")

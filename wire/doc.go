@@ -18,5 +18,20 @@
 // cannot express are checked on the JSON (see check.mjs). The npm packages
 // are pinned in package-lock.json and installed with npm ci.
 //
+// The response side: streams/<provider>/*.sse are Server-Sent Event bodies
+// written by hand from the documented event grammars (each starts with the
+// comment line ": recording: authored" and an ": about:" line). decode_test.go
+// serves each from a loopback server, in 13-byte pieces, to cordis's real
+// provider (llm/anthropic, llm/openai) and, with $WIRE_DECODED set, writes
+// the final message or failure as normalized JSON; accumulate.mjs feeds the
+// same bytes to the official SDK's stream accumulator (MessageStream
+// finalMessage, ChatCompletionStream finalChatCompletion) through a custom
+// fetch, and compares the two field by field under the mapping documented
+// at its top. Where cordis knowingly differs, KNOWN in accumulate.mjs says
+// so and why; an entry no stream uses is itself a failure.
+//
+// Concurrency: the tests here run sequentially; each TestDecode subtest
+// owns its loopback server.
+//
 //	bash wire/run.sh
 package wire

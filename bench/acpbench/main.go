@@ -31,6 +31,10 @@ type options struct {
 	paced     int           // latency: deltas per run
 	gap       time.Duration // latency: time between deltas
 	events    int           // load: events in the log
+	trees     string        // tools: name=dir,... trees to search
+	bigfile   string        // tools: a big file to Grep and Read ("" skips)
+	rg        string        // tools: the ripgrep binary
+	only      string        // tools: a regexp the case names must match ("" all)
 }
 
 func main() {
@@ -53,6 +57,10 @@ func main() {
 	flag.IntVar(&o.paced, "paced", 500, "latency: deltas per run")
 	flag.DurationVar(&o.gap, "gap", time.Millisecond, "latency: time between deltas")
 	flag.IntVar(&o.events, "events", 10000, "load: events in the session log")
+	flag.StringVar(&o.trees, "trees", "", "tools: name=dir,... trees to search")
+	flag.StringVar(&o.bigfile, "bigfile", "", "tools: a big file to Grep and Read (empty: skip)")
+	flag.StringVar(&o.rg, "rg", "rg", "tools: the ripgrep binary")
+	flag.StringVar(&o.only, "only", "", "tools: run only the cases whose tree/name match this regexp")
 	flag.Parse()
 	if err := run(o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "acpbench:", err)
@@ -62,7 +70,7 @@ func main() {
 
 func run(o *options, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("no benchmark named (coldstart, memory, stream, latency, load, time, report)")
+		return fmt.Errorf("no benchmark named (coldstart, memory, stream, latency, load, tools, time, report)")
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
@@ -118,6 +126,8 @@ func run(o *options, args []string) error {
 			err = latencyBench(o)
 		case "load":
 			err = loadBench(o)
+		case "tools":
+			err = toolsBench(o)
 		default:
 			err = fmt.Errorf("unknown benchmark %q", name)
 		}

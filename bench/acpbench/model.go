@@ -121,12 +121,15 @@ type model struct {
 	// mode: "stream" (n deltas as fast as the socket takes them),
 	// "paced" (n deltas, one every gap, each flushed and timed), "tools"
 	// (a Read tool call, then a short text once the result comes back).
-	mode  string
-	n     int
-	gap   time.Duration
-	file  string      // tools: the file the Read call reads
-	sent  []time.Time // paced: when delta i was written
-	calls int
+	mode string
+	n    int
+	gap  time.Duration
+	file string // tools: the file the Read call reads
+	// tool and input, when tool is set, replace the Read call of
+	// "tools" mode (the tools benchmark: any tool, any input).
+	tool, input string
+	sent        []time.Time // paced: when delta i was written
+	calls       int
 }
 
 func newModel() *model {
@@ -152,6 +155,10 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	m.mu.Lock()
 	mode, n, gap, file := m.mode, m.n, m.gap, m.file
+	tool, input := "Read", `{"file_path":`+quote(file)+`}`
+	if m.tool != "" {
+		tool, input = m.tool, m.input
+	}
 	m.calls++
 	call := m.calls
 	m.mu.Unlock()
@@ -202,8 +209,8 @@ func (m *model) serve(w http.ResponseWriter, r *http.Request) {
 		textStart(bw, 0)
 		textDelta(bw, 0, "Let me read the notes.")
 		blockStop(bw, 0)
-		sseEvent(bw, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_bench_%06d","name":"Read","input":{}}}`, call))
-		sseEvent(bw, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":%s}}`, quote(`{"file_path":`+quote(file)+`}`)))
+		sseEvent(bw, "content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_bench_%06d","name":%s,"input":{}}}`, call, quote(tool)))
+		sseEvent(bw, "content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":%s}}`, quote(input)))
 		blockStop(bw, 1)
 		messageEnd(bw, "tool_use", 30)
 	default:

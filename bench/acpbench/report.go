@@ -301,6 +301,7 @@ func report(o *options) error {
 			w("| %s `%s` | %s | %s | %s | %s |\n", r.pkg, r.name, nsop, strings.Join(other, ", "), thousands(int(r.med("B/op"))), thousands(int(r.med("allocs/op"))))
 		}
 	}
+	toolsTable(o, w)
 	out := b.String()
 	fmt.Print(out)
 	return os.WriteFile(filepath.Join(o.out, "table.md"), []byte(out), 0o644)

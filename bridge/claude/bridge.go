@@ -56,6 +56,17 @@ type Options struct {
 	Trust *trust.Store
 	// Version is cordis's version, written on every transcript line.
 	Version string
+	// Managed lists an administrator's policy files (Claude Code's managed
+	// settings, in merge order); their hooks run above every other
+	// file's, need no trust, and a disableAllHooks elsewhere or /hooks
+	// cannot turn them off. nil: none.
+	Managed func() []string
+	// ManagedOnly reports a policy under which only managed hooks run
+	// (allowManagedHooksOnly). nil: none.
+	ManagedOnly func() bool
+	// Plugins lists the hook files of the Claude Code plugins in effect
+	// for a session's cwd (see PluginHooks). nil: none.
+	Plugins func(cwd string) []PluginHooks
 }
 
 // Bridge runs Claude Code hook commands on cordis's seams: the bridge
@@ -71,7 +82,7 @@ type Bridge struct {
 // New returns a bridge for cfg. A relative cfg.Path is taken as is (the
 // caller resolves it against the config file's directory).
 func New(cfg Config, opts Options) *Bridge {
-	d := &dialect{path: cfg.Path, home: opts.Home, log: opts.Logger,
+	d := &dialect{path: cfg.Path, home: opts.Home, log: opts.Logger, managed: opts.Managed, plugins: opts.Plugins,
 		transcripts: rendering.NewSet(transcript.Format{Version: opts.Version})}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
@@ -84,7 +95,7 @@ func New(cfg Config, opts Options) *Bridge {
 	e := engine.New(d, engine.Options{
 		Name: opts.Name, Priority: opts.Priority, Logger: d.log, Trust: opts.Trust,
 		GuardFailure: string(cfg.GuardFailure), OutputLimit: opts.OutputLimit, Grace: opts.Grace,
-		EnvPolicy: opts.EnvPolicy,
+		EnvPolicy: opts.EnvPolicy, ManagedOnly: opts.ManagedOnly,
 	})
 	return &Bridge{Engine: e, dialect: d, trust: opts.Trust}
 }
@@ -128,6 +139,10 @@ type dialect struct {
 	// userDir holds the user's settings.json: $CLAUDE_CONFIG_DIR, as in
 	// Claude Code, else <home>/.claude.
 	userDir string
+	// managed lists the policy's files (nil: none).
+	managed func() []string
+	// plugins lists the plugins' hook files for a cwd (nil: none).
+	plugins func(cwd string) []PluginHooks
 	log     *slog.Logger
 	// transcripts are the sessions' transcripts, rendered from their logs
 	// as hooks are about to run.
@@ -159,7 +174,7 @@ func (d *dialect) Seams() []engine.Seam {
 // need no trust.
 func (d *dialect) Layers(cwd string) []engine.Layer {
 	if d.path != "" {
-		return []engine.Layer{{Path: d.path, Explicit: true}}
+		return append([]engine.Layer{{Path: d.path, Explicit: true}}, d.managedLayers()...)
 	}
 	var out []engine.Layer
 	add := func(p string, project bool) {
@@ -173,6 +188,7 @@ func (d *dialect) Layers(cwd string) []engine.Layer {
 	if d.userDir != "" {
 		add(filepath.Join(d.userDir, "settings.json"), false)
 	}
+	out = append(out, d.pluginLayers(cwd)...)
 	if cwd != "" {
 		if abs, err := filepath.Abs(cwd); err == nil {
 			cwd = abs
@@ -181,21 +197,40 @@ func (d *dialect) Layers(cwd string) []engine.Layer {
 		add(filepath.Join(cwd, ".claude", "settings.json"), project)
 		add(filepath.Join(cwd, ".claude", "settings.local.json"), project)
 	}
+	return append(out, d.managedLayers()...)
+}
+
+// managedLayers are the policy's files, highest precedence: last.
+func (d *dialect) managedLayers() []engine.Layer {
+	if d.managed == nil {
+		return nil
+	}
+	var out []engine.Layer
+	for _, p := range d.managed() {
+		out = append(out, engine.Layer{Path: p, Managed: true})
+	}
 	return out
 }
 
 // Parse parses a settings file; one that is not JSON has that problem and
 // no hooks.
 func (d *dialect) Parse(l engine.Layer, data []byte) *engine.File[handler] {
+	if l.Format == pluginManifest {
+		data = manifestHooks(data)
+	}
 	s, err := parseSettings(l.Path, data)
 	if err != nil {
 		return &engine.File[handler]{Problems: []string{err.Error()}}
 	}
 	f := &engine.File[handler]{ByEvent: map[string][]handler{}, Problems: s.problems, Warnings: s.warnings, DisableAll: s.disable}
+	if l.Env != nil {
+		f.DisableAll = nil // a plugin's hooks file is no settings file
+	}
 	for _, ev := range sortedEvents {
 		for _, g := range s.events[ev] {
-			f.ByEvent[string(ev)] = append(f.ByEvent[string(ev)], g.hooks...)
-			f.All = append(f.All, g.hooks...)
+			hs := withPluginVars(g.hooks, l.Env)
+			f.ByEvent[string(ev)] = append(f.ByEvent[string(ev)], hs...)
+			f.All = append(f.All, hs...)
 		}
 	}
 	f.Declares = len(f.All) > 0

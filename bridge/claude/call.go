@@ -61,7 +61,7 @@ func (c *call) Command(h handler) hookproc.Command {
 		Shell:   h.shell,
 		Command: h.command,
 		Dir:     c.in.Cwd,
-		Env:     c.env,
+		Env:     withEnv(c.env, h.env),
 		Stdin:   c.stdin,
 		Timeout: timeoutFor(c.in.Event, h.timeout),
 	}

@@ -40,6 +40,8 @@ type handler struct {
 	// id is the hook's identity in the trust store (a project file's
 	// hooks run only once trusted).
 	id trust.Hook
+	// env are a plugin's variables, set in the hook's environment.
+	env []string
 }
 
 func (h handler) Identity() trust.Hook { return h.id }

@@ -36,6 +36,11 @@ type Options struct {
 	// Trust records which project hooks the user trusted. Without it no
 	// project hook runs (each is reported as untrusted).
 	Trust *trust.Store
+	// ManagedOnly reports an administrator's policy that only managed
+	// hooks run (Claude Code's allowManagedHooksOnly, which cmd/cordis
+	// applies to every dialect): Codex's hooks are then skipped. nil: no
+	// such policy.
+	ManagedOnly func() bool
 	// EnvPolicy decides what of cordis's environment hook commands
 	// inherit (nil: proc.DefaultEnvPolicy).
 	EnvPolicy *proc.EnvPolicy
@@ -65,7 +70,7 @@ func New(cfg Config, opts Options) *Bridge {
 	d := newDialect(cfg, opts)
 	e := engine.New(d, engine.Options{
 		Name: opts.Name, Priority: opts.Priority, Logger: opts.Logger, Trust: opts.Trust,
-		GuardFailure: string(cfg.GuardFailure), EnvPolicy: opts.EnvPolicy,
+		GuardFailure: string(cfg.GuardFailure), EnvPolicy: opts.EnvPolicy, ManagedOnly: opts.ManagedOnly,
 	})
 	return &Bridge{Engine: e, dialect: d}
 }

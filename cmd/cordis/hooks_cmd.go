@@ -35,6 +35,10 @@ var hookDiscoverers = []func(cwd string) []trust.Discovered{
 	// The allow rules of Claude Code's project settings files, and the
 	// allowed-tools of project commands and skills.
 	func(cwd string) []trust.Discovered { return findSetup().permissionFiles().Discover(cwd) },
+	// The Claude Code plugins that only the project's settings enable, and
+	// the MCP servers of its .mcp.json (claude_plugins.go, mcpconfig.go).
+	func(cwd string) []trust.Discovered { return findSetup().pluginFinder(nil).Discover(cwd) },
+	func(cwd string) []trust.Discovered { return newMCPSetup(findSetup(), nil, nil, nil).discover(cwd) },
 }
 
 // runHooks is `cordis hooks`.

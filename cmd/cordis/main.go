@@ -31,6 +31,10 @@ Usage:
                           trust the project's cordis.yml and hook files
   cordis hooks trust|list [--cwd DIR]
                           trust or list project hook files
+  cordis config show [--cwd DIR]
+                          show the Claude Code settings cordis applies in DIR
+                          (managed policy, permission rules and where each
+                          comes from, directories, mode)
   cordis login [--config PATH]
                           store the model API key for cordis (asked on the
                           terminal, kept 0600 in <user config dir>/cordis/credentials)
@@ -108,6 +112,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	case "hooks":
 		return runHooks(rest, stdout, stderr)
+	case "config":
+		return runConfig(rest, stdout)
 	case "trust":
 		return runTrust(rest, stdout)
 	case "login", "logout":

@@ -16,5 +16,6 @@ func wirePermissionRules(opts *builtin.Options, out *loop.Config, stateDir strin
 	rules := permrules.Trust{Store: trust.Open(stateDir), Files: s.permissionFiles()}
 	opts.Settings = s.claude.Settings
 	opts.TrustedRule = rules.Trusted
+	opts.Managed = s.managed
 	out.SavePermissionRule = rules.SaveAllow
 }

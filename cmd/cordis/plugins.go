@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/builtin"
+	"github.com/cordis-agent/cordis/internal/claudecode/plugins"
 	subproc "github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/internal/trust"
@@ -24,6 +27,7 @@ import (
 	"github.com/cordis-agent/cordis/llm/openai"
 	"github.com/cordis-agent/cordis/llm/replay"
 	"github.com/cordis-agent/cordis/loop"
+	"github.com/cordis-agent/cordis/loop/tools"
 )
 
 // builtinDefault is the configuration cordis runs when no config file is
@@ -52,13 +56,66 @@ type agentConfig struct {
 	MaxTurnRequests     int      `yaml:"maxTurnRequests,omitempty" json:"maxTurnRequests,omitempty" jsonschema:"minimum=1,description=Model requests allowed in one prompt turn before it stops with max_turn_requests (default 100)"`
 	MaxStopBlocks       int      `yaml:"maxStopBlocks,omitempty" json:"maxStopBlocks,omitempty" jsonschema:"minimum=1,description=Consecutive Stop-hook blocks honoured before the turn ends anyway (default 8)"`
 	MaxSubagentDepth    int      `yaml:"maxSubagentDepth,omitempty" json:"maxSubagentDepth,omitempty" jsonschema:"minimum=1,description=How deep Task subagents may nest (default 1)"`
-	ContextWindow       int      `yaml:"contextWindow,omitempty" json:"contextWindow,omitempty" jsonschema:"minimum=1,description=Context window in tokens reported in usage updates (default 200000)"`
+	ContextWindow       int      `yaml:"contextWindow,omitempty" json:"contextWindow,omitempty" jsonschema:"minimum=1,description=Caps every model's context window in tokens (default: each model's own window from the model table)"`
 	SystemPrompt        string   `yaml:"systemPrompt,omitempty" json:"systemPrompt,omitempty" jsonschema:"description=Replaces the built-in base system prompt"`
 	ExtraDirectories    []string `yaml:"extraDirectories,omitempty" json:"extraDirectories,omitempty" jsonschema:"description=Absolute directories tools may use besides the session's working directory"`
 	MCPStartTimeout     string   `yaml:"mcpStartTimeout,omitempty" json:"mcpStartTimeout,omitempty" jsonschema:"description=How long an editor MCP server may take to start and list its tools (Go duration; default 10s)"`
 	MCPCallTimeout      string   `yaml:"mcpCallTimeout,omitempty" json:"mcpCallTimeout,omitempty" jsonschema:"description=How long one MCP tool call may take (Go duration; default 120s)"`
 	SessionStartTimeout string   `yaml:"sessionStartTimeout,omitempty" json:"sessionStartTimeout,omitempty" jsonschema:"description=How long SessionStart hooks may hold session/new or session/load before they are stopped and their context skipped (Go duration; default 10s)"`
-	ExposeEnv           []string `yaml:"exposeEnv,omitempty" json:"exposeEnv,omitempty" jsonschema:"description=Provider key variables to pass to hooks and commands after all (by default API keys never reach subprocesses)"`
+	// The Notification seam's waits (loop/notify.go); scenarios shorten
+	// the permission one so that a snapshot need not wait six seconds.
+	PermissionNotifyAfter string   `yaml:"permissionNotifyAfter,omitempty" json:"permissionNotifyAfter,omitempty" jsonschema:"description=How long a permission request waits unanswered before Notification hooks run with permission_prompt (Go duration; default 6s)"`
+	IdleNotifyAfter       string   `yaml:"idleNotifyAfter,omitempty" json:"idleNotifyAfter,omitempty" jsonschema:"description=How long cordis waits for a new prompt after a turn before Notification hooks run with idle_prompt (Go duration; default 60s)"`
+	ExposeEnv             []string `yaml:"exposeEnv,omitempty" json:"exposeEnv,omitempty" jsonschema:"description=Provider key variables to pass to hooks and commands after all (by default API keys never reach subprocesses)"`
+	// ModelTable overrides the built-in model table, per model name (its
+	// dated snapshots included) or per prefix ending in "*".
+	ModelTable map[string]llm.ModelSpec `yaml:"modelTable,omitempty" json:"modelTable,omitempty" jsonschema:"description=What cordis knows of a model (context window and output limit and images and thinking form and prices) per model name or prefix ending in *; overrides the built-in table"`
+	WebFetch   webFetchConfig           `yaml:"webFetch,omitempty" json:"webFetch,omitempty" jsonschema:"description=The WebFetch tool: which private addresses it may reach and its limits"`
+}
+
+// webFetchConfig is agent.webFetch: loop.Config.Web as the user writes
+// it. A project's cordis.yml may not open private addresses
+// (project_config.go).
+type webFetchConfig struct {
+	AllowPrivateNetworks bool     `yaml:"allowPrivateNetworks,omitempty" json:"allowPrivateNetworks,omitempty" jsonschema:"description=Lets WebFetch reach every loopback and private and link-local address; by default they are refused so that a page or a prompt cannot make the model probe the local network or a cloud metadata service"`
+	AllowPrivateRanges   []string `yaml:"allowPrivateRanges,omitempty" json:"allowPrivateRanges,omitempty" jsonschema:"description=Private addresses or CIDR ranges WebFetch may reach (such as 127.0.0.1 for a local docs server or 10.1.0.0/16 for an intranet); the rest stay refused"`
+	Timeout              string   `yaml:"timeout,omitempty" json:"timeout,omitempty" jsonschema:"description=How long one fetch may take (Go duration; default 30s)"`
+	MaxRedirects         int      `yaml:"maxRedirects,omitempty" json:"maxRedirects,omitempty" jsonschema:"minimum=1,description=Redirects followed on the same host (default 10); a redirect to another host is reported to the model and never followed"`
+	MaxBytes             int64    `yaml:"maxBytes,omitempty" json:"maxBytes,omitempty" jsonschema:"minimum=1,description=Bytes of a response read (default 10485760)"`
+	MaxChars             int      `yaml:"maxChars,omitempty" json:"maxChars,omitempty" jsonschema:"minimum=1,description=Characters of a page returned to the model (default 100000); the rest is cut with a marker"`
+}
+
+// options is the loop's WebOptions for c; where names the entry in
+// errors.
+func (c webFetchConfig) options(where string) (*tools.WebOptions, error) {
+	if reflect.ValueOf(c).IsZero() {
+		return nil, nil // WebFetch's own defaults
+	}
+	opts := &tools.WebOptions{AllowPrivate: c.AllowPrivateNetworks, MaxRedirects: c.MaxRedirects, MaxBytes: c.MaxBytes, MaxChars: c.MaxChars}
+	for _, r := range c.AllowPrivateRanges {
+		prefix, err := netip.ParsePrefix(r)
+		if err != nil {
+			addr, aerr := netip.ParseAddr(r)
+			if aerr != nil {
+				return nil, fmt.Errorf("%s: webFetch.allowPrivateRanges: want an IP address or a CIDR range like 10.1.0.0/16, got %q", where, r)
+			}
+			prefix = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
+		}
+		opts.AllowPrivateRanges = append(opts.AllowPrivateRanges, prefix.Masked())
+	}
+	if c.Timeout != "" {
+		d, err := time.ParseDuration(c.Timeout)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%s: webFetch.timeout: want a positive duration like 30s, got %q", where, c.Timeout)
+		}
+		opts.Timeout = d
+	}
+	for field, v := range map[string]int64{"maxRedirects": int64(c.MaxRedirects), "maxBytes": c.MaxBytes, "maxChars": int64(c.MaxChars)} {
+		if v < 0 {
+			return nil, fmt.Errorf("%s: webFetch.%s: want a positive number, got %d", where, field, v)
+		}
+	}
+	return opts, nil
 }
 
 // newRegistry lists every plugin compiled into cordis.
@@ -124,7 +181,12 @@ func loginMethod(f *flags, creds credentialFile, keyEnv []string) *loop.LoginMet
 		abs, _ := filepath.Abs(f.config)
 		args = append(args, "--config", abs)
 	}
-	return &loop.LoginMethod{Command: exe, Args: args, Logout: func() error { return creds.remove(keyEnv...) }}
+	store := func(key string) error {
+		// Scrubbed from now on, as a key read from the file would be.
+		secrets.Register(keyEnv[0], key)
+		return creds.store(keyEnv[0], key)
+	}
+	return &loop.LoginMethod{Command: exe, Args: args, Logout: func() error { return creds.remove(keyEnv...) }, Store: store, Where: creds.path}
 }
 
 // providerKeyEnv names the variables holding the keys of the enabled
@@ -153,6 +215,13 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	// Where commands, skills, subagents and settings are read from.
 	user := findSetup()
 	out.Home, out.Sources = user.home, user.commandSources()
+	// Claude Code's plugins and the setup's MCP servers, for each
+	// session's project (claude_plugins.go, mcpconfig.go).
+	finder := user.pluginFinder(trust.Open(stateDir))
+	out.Sources.Bundles = pluginBundles(finder)
+	// A file's ${VAR} never reads a provider key, even one agent.exposeEnv
+	// passes to subprocesses.
+	out.SetupMCP = newMCPSetup(user, finder, trust.Open(stateDir), subproc.NewEnvPolicy(providerKeyEnv(cfg), nil)).servers
 	// Keys come from the environment or cordis's credential file (read
 	// on each use, and registered for scrubbing when read).
 	getenv := keyGetenv(creds, providerKeyEnv(cfg))
@@ -163,12 +232,21 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 		// Plugins register on a batch that joins the pipeline in one change.
 		batch: &hooks.Batch{},
 		// doctors add lines to /doctor: config files, hook files, trust.
-		doctors: []func(cwd string) []string{func(string) []string { return append(configReport(cfg), project.Report()...) }},
+		doctors: []func(cwd string) []string{func(string) []string { return append(configReport(cfg), project.Report()...) }, pluginDoctor(finder)},
+		plugins: finder,
 	}
 	if notice := project.Notice(); notice != "" {
 		registerNotice(a.batch, "project-config", notice)
 	}
 	out.Doctor = a.doctor
+	// The model table comes first: the providers check their settings
+	// against it (the thinking form) as they are built.
+	table, err := modelTable(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out.ModelTable = table
+	llm.SetModelTable(table)
 	for _, p := range cfg.Enabled() {
 		if err := a.add(p); err != nil {
 			return nil, err
@@ -182,6 +260,11 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 			return nil, err
 		}
 	}
+	// The settings files' defaultMode, additionalDirectories and bypass
+	// lock, over cordis.yml's agent.defaultMode (out.DefaultMode, "" when
+	// unset); their report joins /doctor.
+	wireSessionSettings(out, user, stateDir, out.DefaultMode, func(cwd string) []string { return pluginProblems(finder.Find(cwd)) })
+	a.doctors = append(a.doctors, func(cwd string) []string { return settingsReport(user, stateDir, cwd) })
 	pipe.Add(a.batch)
 	switch len(a.providers) {
 	case 0:
@@ -207,6 +290,7 @@ type assembly struct {
 	batch          *hooks.Batch
 	doctors        []func(cwd string) []string
 	providers      []string // ids of the provider entries
+	plugins        *plugins.Finder
 	builtinEntries int
 }
 
@@ -257,14 +341,15 @@ func (a *assembly) add(p config.Plugin) error {
 	case *claude.Config:
 		cc := *c
 		cc.Path = resolveRelative(cc.Path, p.Source)
-		b := claude.New(cc, claude.Options{Logger: a.logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(a.stateDir), Version: currentVersion(), EnvPolicy: out.EnvPolicy})
+		b := claude.New(cc, claude.Options{Logger: a.logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(a.stateDir), Version: currentVersion(), EnvPolicy: out.EnvPolicy, Plugins: pluginHooks(a.plugins),
+			Managed: a.user.managedHookFiles, ManagedOnly: a.user.managedHooksOnly})
 		b.Register(a.batch)
 		a.doctors = append(a.doctors, b.Doctor)
 	case *codex.Config:
 		cc := *c
 		cc.Path = resolveRelative(cc.Path, p.Source)
 		b := codex.New(cc, codex.Options{Logger: a.logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(a.stateDir), EnvPolicy: out.EnvPolicy,
-			Version: currentVersion(), ModelProvider: providerName(out)})
+			Version: currentVersion(), ModelProvider: providerName(out), ManagedOnly: a.user.managedHooksOnly})
 		b.Register(a.batch)
 		a.doctors = append(a.doctors, b.Doctor)
 	default:
@@ -289,10 +374,16 @@ func (a *assembly) agent(p config.Plugin, c *agentConfig) error {
 		}
 	}
 	out.ExtraDirectories = c.ExtraDirectories
+	web, err := c.WebFetch.options(fmt.Sprintf("%s: entry %q", p.Source, p.ID))
+	if err != nil {
+		return err
+	}
+	out.Web = web
 	for _, d := range []struct {
 		field, value string
 		into         *time.Duration
-	}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}, {"sessionStartTimeout", c.SessionStartTimeout, &out.SessionStartTimeout}} {
+	}{{"mcpStartTimeout", c.MCPStartTimeout, &out.MCP.HandshakeTimeout}, {"mcpCallTimeout", c.MCPCallTimeout, &out.MCP.CallTimeout}, {"sessionStartTimeout", c.SessionStartTimeout, &out.SessionStartTimeout},
+		{"permissionNotifyAfter", c.PermissionNotifyAfter, &out.PermissionNotifyAfter}, {"idleNotifyAfter", c.IdleNotifyAfter, &out.IdleNotifyAfter}} {
 		if d.value == "" {
 			continue
 		}
@@ -314,6 +405,28 @@ func providerName(cfg *loop.Config) func() string {
 		}
 		return cfg.Provider.Name()
 	}
+}
+
+// modelTable is the built-in model table with the agent entries'
+// modelTable overrides.
+func modelTable(cfg *config.Config) (*llm.ModelTable, error) {
+	overrides := map[string]llm.ModelSpec{}
+	source := ""
+	for _, p := range cfg.Enabled() {
+		if c, ok := p.Config.(*agentConfig); ok {
+			for name, spec := range c.ModelTable {
+				overrides[name] = spec
+			}
+			if len(c.ModelTable) > 0 {
+				source = fmt.Sprintf("%s: entry %q: ", p.Source, p.ID)
+			}
+		}
+	}
+	table, err := llm.NewModelTable(overrides)
+	if err != nil {
+		return nil, fmt.Errorf("%s%v", source, err)
+	}
+	return table, nil
 }
 
 // exposedEnv is the user's agent.exposeEnv: key variables to pass to
@@ -350,6 +463,15 @@ func registerBuiltins(r hooks.Registrar, c *builtin.Config, out *loop.Config, st
 		return err
 	}
 	out.Status = set.Status
+	if set.Metrics != nil {
+		out.RestoreToolStats = func(sessionID string, stats []loop.ToolStats) {
+			restored := make([]builtin.ToolStats, len(stats))
+			for i, st := range stats {
+				restored[i] = builtin.ToolStats(st)
+			}
+			set.Metrics.Restore(sessionID, restored)
+		}
+	}
 	return nil
 }
 

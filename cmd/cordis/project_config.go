@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	"github.com/cordis-agent/cordis/cmd/cordis/config"
 	"github.com/cordis-agent/cordis/internal/confine"
 	"github.com/cordis-agent/cordis/internal/trust"
+	"github.com/cordis-agent/cordis/llm"
 )
 
 // A project's cordis.yml (the one in the directory the editor starts cordis
@@ -65,9 +67,14 @@ var projectPolicy = map[string]map[string]mergeRule{
 		"maxTurnRequests":  tighten,
 		"maxStopBlocks":    replace,
 		"maxSubagentDepth": tighten,
-		"contextWindow":    replace,
+		"contextWindow":    tighten,
 		"mcpStartTimeout":  replace,
 		"mcpCallTimeout":   replace,
+		// WebFetch's limits; its private addresses are the user's alone.
+		"webFetch.timeout":      replace,
+		"webFetch.maxRedirects": tighten,
+		"webFetch.maxBytes":     tighten,
+		"webFetch.maxChars":     tighten,
 	},
 	"llm/anthropic": {
 		"model": replace, "maxTokens": replace, "thinkingBudget": replace,
@@ -105,6 +112,8 @@ func projectRefusal(key string) string {
 		return "a project may not expose keys to commands"
 	case key == "extraDirectories":
 		return "a project may not widen the directories tools may use"
+	case strings.HasPrefix(key, "webFetch.allowPrivate"):
+		return "a project may not let WebFetch reach private or loopback addresses"
 	case key == "defaultMode":
 		return "a project may not relax the permission mode"
 	case key == "systemPrompt":
@@ -262,8 +271,16 @@ func (o *projectOverlay) overlay(base *config.Config, p config.Plugin) {
 	target := reflect.ValueOf(base.Plugins[i].Config).Elem()
 	from := reflect.ValueOf(p.Config).Elem()
 	for _, key := range p.Keys {
-		rule, ok := policy[key]
 		name := p.ID + "." + key
+		if model, field, ok := modelTableKey(p.Name, key); ok {
+			if why := lowerModelLimit(base.Plugins[i].Config.(*agentConfig), p.Config.(*agentConfig), model, field); why != "" {
+				o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, why))
+			} else {
+				o.Applied = append(o.Applied, name)
+			}
+			continue
+		}
+		rule, ok := policy[key]
 		if !ok {
 			o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, projectRefusal(key)))
 			continue
@@ -279,6 +296,62 @@ func (o *projectOverlay) overlay(base *config.Config, p config.Plugin) {
 		}
 		o.Applied = append(o.Applied, name)
 	}
+}
+
+// modelTableKey splits an agent entry's "modelTable.NAME.FIELD" key (a
+// model name may hold dots, so the field is the last part).
+func modelTableKey(plugin, key string) (model, field string, ok bool) {
+	rest, found := strings.CutPrefix(key, "modelTable.")
+	if plugin != "agent" || !found {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i <= 0 {
+		return rest, "", true
+	}
+	return rest[:i], rest[i+1:], true
+}
+
+// lowerModelLimit lays a project's modelTable setting over the user's: a
+// project may lower a model's context window or output limit (compact
+// sooner, ask for less), never raise them, and never change a model's
+// prices or capabilities (the cost shown to the user and the requests
+// sent are the user's business). It returns why it refused, or "".
+func lowerModelLimit(user, project *agentConfig, model, field string) string {
+	if field != "contextWindow" && field != "maxOutput" {
+		return "a project may not change a model's prices or capabilities, only lower its contextWindow or maxOutput"
+	}
+	if strings.HasSuffix(model, "*") {
+		return "a project may lower the limits of a named model, not of a prefix"
+	}
+	table, err := llm.NewModelTable(user.ModelTable)
+	if err != nil {
+		return "the user's modelTable is not valid"
+	}
+	cur, want := table.Lookup(model), project.ModelTable[model]
+	spec := user.ModelTable[model]
+	switch field {
+	case "contextWindow":
+		if want.ContextWindow <= 0 || want.ContextWindow > cur.ContextWindow {
+			return fmt.Sprintf("a project may only lower a model's context window (%d for %s)", cur.ContextWindow, model)
+		}
+		spec.ContextWindow = want.ContextWindow
+	case "maxOutput":
+		if want.MaxOutput <= 0 || want.MaxOutput > cur.MaxOutput {
+			return fmt.Sprintf("a project may only lower a model's output limit (%d for %s)", cur.MaxOutput, model)
+		}
+		spec.MaxOutput = want.MaxOutput
+	}
+	if spec.ContextWindow > 0 && spec.MaxOutput >= spec.ContextWindow {
+		return fmt.Sprintf("%s's output limit would not be below its context window", model)
+	}
+	merged := maps.Clone(user.ModelTable)
+	if merged == nil {
+		merged = map[string]llm.ModelSpec{}
+	}
+	merged[model] = spec
+	user.ModelTable = merged
+	return ""
 }
 
 // merge applies src over dst by rule; it returns why it refused, or "".

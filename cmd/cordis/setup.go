@@ -15,13 +15,17 @@ import (
 type userSetup struct {
 	home   string
 	claude claudecode.Layout
+	// managed is the administrator's policy (Claude Code's managed
+	// settings), re-read when its files change.
+	managed *permrules.ManagedSource
 }
 
 // findSetup is the setup of the user running cordis: their home, and
 // Claude Code's user folder following $CLAUDE_CONFIG_DIR.
 func findSetup() userSetup {
 	home, _ := os.UserHomeDir()
-	return userSetup{home: home, claude: claudecode.Locate(home, os.Getenv)}
+	layout := claudecode.Locate(home, os.Getenv)
+	return userSetup{home: home, claude: layout, managed: permrules.NewManagedSource(layout.ManagedDir)}
 }
 
 // commandSources are the loop's slash-command folders (cordis's over

@@ -12,8 +12,10 @@ import (
 const trustUsage = `Usage:
   cordis trust [--cwd DIR] [--state-dir DIR] [--list]
         trust what DIR (default: the current directory) brings as it is
-        now: its cordis.yml and its project hook files; --list only shows
-        what is there and whether it is trusted
+        now: its cordis.yml, its project hook files, the Claude Code
+        plugins only its settings enable and the MCP servers of its
+        .mcp.json; --list only shows what is there and whether it is
+        trusted
 
 A project's cordis.yml is read only once trusted, and edited it is
 untrusted again. Even trusted, it may only tune the agent (models offered,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/setup"
 )
 
@@ -74,8 +75,12 @@ type Options struct {
 	// of the project settings file at settingsPath (permrules.Trust.Trusted);
 	// nil trusts no project allow rule.
 	TrustedRule func(settingsPath, rule string) bool
-	Now         func() time.Time
-	Logger      *slog.Logger
+	// Managed is the administrator's policy (Claude Code's managed
+	// settings; nil: none): its rules apply above every other source, and
+	// with allowManagedPermissionRulesOnly they are the only ones.
+	Managed *permrules.ManagedSource
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Set is what Register registered.
@@ -146,7 +151,7 @@ func Register(r hooks.Registrar, cfg *Config, opts Options) (*Set, error) {
 	}
 
 	add(ContextInjector, contextInjectorHooks(cfg.ContextInjector))
-	regs, err := permissionRulesHooks(cfg.PermissionRules, opts)
+	regs, err := permissionRulesHooks(cfg.PermissionRules, opts, disabled[PermissionRules])
 	if err != nil {
 		return nil, fmt.Errorf("permissionRules: %w", err)
 	}
@@ -182,9 +187,18 @@ func Register(r hooks.Registrar, cfg *Config, opts Options) (*Set, error) {
 	for _, b := range all {
 		for _, reg := range b.regs {
 			run := reg.run
+			o := hooks.RegisterOptions{Priority: reg.priority, Disabled: disabled[b.name]}
+			if b.name == PermissionRules && opts.Managed != nil {
+				// The administrator's rules cannot be switched off: with
+				// a policy the hook always runs (applying only the
+				// policy's rules while disabledHooks names it), and
+				// /hooks cannot turn it off while the policy has rules.
+				o.Disabled = false
+				o.Policy = managedRulesLock(opts.Managed)
+			}
 			r.Register(reg.event, hooks.Func(b.name, func(_ context.Context, in *hooks.Input) (hooks.Decision, error) {
 				return run(in)
-			}), hooks.RegisterOptions{Priority: reg.priority, Disabled: disabled[b.name]})
+			}), o)
 		}
 		set.Registered = append(set.Registered, b.name)
 	}

@@ -64,6 +64,18 @@ func (m *MetricsStore) Snapshot(sessionID string) []ToolStats {
 	return out
 }
 
+// Restore sets a reopened session's counters to stats (what its log
+// holds), replacing any it has, so /status after a reload counts the
+// calls made before it.
+func (m *MetricsStore) Restore(sessionID string, stats []ToolStats) {
+	m.s.with(sessionID, func(st *map[string]*ToolStats) {
+		*st = make(map[string]*ToolStats, len(stats))
+		for _, ts := range stats {
+			(*st)[ts.Tool] = &ts
+		}
+	})
+}
+
 // StatusLines renders Snapshot for /status.
 func (m *MetricsStore) StatusLines(sessionID string) []string {
 	snap := m.Snapshot(sessionID)

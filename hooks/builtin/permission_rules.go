@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,12 @@ type permissionRules struct {
 	// trusted reports whether the user vouched for a project allow rule
 	// (nil: none is trusted).
 	trusted func(settingsPath, rule string) bool
+	// managed is the administrator's policy (nil: none): its rules always
+	// apply, and under allowManagedPermissionRulesOnly only they do.
+	managed *permrules.ManagedSource
+	// onlyManaged is set when disabledHooks names the hook: it then
+	// applies the policy's rules alone.
+	onlyManaged bool
 
 	mu    sync.Mutex
 	files map[string]cachedFile
@@ -61,13 +68,26 @@ type cachedFile struct {
 	err     error
 }
 
-func permissionRulesHooks(cfg PermissionRulesConfig, opts Options) ([]registration, error) {
+// managedRulesLock keeps the permission-rules hook on while the policy
+// has rules.
+func managedRulesLock(src *permrules.ManagedSource) func(on bool) string {
+	return func(on bool) string {
+		if m := src.Load(); !on && m.HasRules() {
+			return "your organization's managed settings (" + strings.Join(m.Files, ", ") + ") have permission rules, which cannot be switched off"
+		}
+		return ""
+	}
+}
+
+func permissionRulesHooks(cfg PermissionRulesConfig, opts Options, disabled bool) ([]registration, error) {
 	p := &permissionRules{
-		match:    permrules.Matcher{Home: opts.Home},
-		settings: opts.Settings,
-		trusted:  opts.TrustedRule,
-		files:    map[string]cachedFile{},
-		told:     map[string]map[string]bool{},
+		onlyManaged: disabled,
+		match:       permrules.Matcher{Home: opts.Home},
+		settings:    opts.Settings,
+		trusted:     opts.TrustedRule,
+		managed:     opts.Managed,
+		files:       map[string]cachedFile{},
+		told:        map[string]map[string]bool{},
 	}
 	for _, l := range []struct {
 		name  string
@@ -110,8 +130,33 @@ func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
 // that apply in cwd, and returns what the user should be told about the
 // files (keyed, so that each is told once per session).
 func (p *permissionRules) rulesFor(cwd string) (ruleLists, map[string]string) {
-	rules := p.configured
 	notices := map[string]string{}
+	m := p.managed.Load()
+	for _, problem := range m.Problems {
+		notices["managed\x00"+problem] = "cordis could not use a managed settings file: " + problem
+	}
+	if p.onlyManaged {
+		var rules ruleLists
+		if m.Active() {
+			p.add(&rules, notices, strings.Join(m.Files, ", "), cwd, m.Permissions, nil, true)
+		}
+		return rules, notices
+	}
+	if m.RulesOnly {
+		// The policy is the only source of rules (Claude Code's
+		// allowManagedPermissionRulesOnly): cordis.yml's and the settings
+		// files' rules are ignored, and the user is told once.
+		var rules ruleLists
+		p.add(&rules, notices, strings.Join(m.Files, ", "), cwd, m.Permissions, nil, true)
+		notices["managed-only"] = "Managed settings (" + strings.Join(m.Files, ", ") + ") allow only their own permission rules: the rules of cordis.yml and of your and the project's settings files do not apply."
+		return rules, notices
+	}
+	rules := p.configured
+	if m.Active() {
+		// Policy rules pool with the others: a deny anywhere wins, and no
+		// other file can allow what the policy denies.
+		p.add(&rules, notices, strings.Join(m.Files, ", "), cwd, m.Permissions, nil, true)
+	}
 	var userFiles []string
 	for _, src := range p.settings {
 		if src.Project {

@@ -14,4 +14,15 @@
 // per rule) records that vouching: when the user picks "Always allow", and
 // for every allow rule of a project when the user runs `cordis hooks trust`.
 // Their deny and ask rules only restrict, so they always apply.
+//
+// An administrator's policy (Claude Code's managed settings: ReadManaged,
+// ManagedSource) is trusted and pooled above every other source; its
+// lock-down keys are read here for the rest of cordis to honour.
+// SessionSettings and ResolveMode read the settings files' other
+// permission keys (defaultMode, additionalDirectories,
+// disableBypassPermissionsMode) with their precedence; a project's
+// additionalDirectories need trust like its allow rules.
+//
+// Concurrency: a ManagedSource is safe for concurrent use; everything
+// else is a pure function of its arguments and the files it reads.
 package permrules

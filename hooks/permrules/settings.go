@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cordis-agent/cordis/internal/confine"
 	"github.com/cordis-agent/cordis/internal/setup"
@@ -36,13 +37,24 @@ type Permissions struct {
 	Allow []string `json:"allow"`
 	Ask   []string `json:"ask"`
 	Deny  []string `json:"deny"`
+	// DefaultMode is the permission mode sessions start in ("": unset).
+	DefaultMode string `json:"defaultMode"`
+	// AdditionalDirectories are directories the file tools may use
+	// besides the session's.
+	AdditionalDirectories []string `json:"additionalDirectories"`
+	// DisableBypassPermissionsMode is "disable" to forbid
+	// bypassPermissions.
+	DisableBypassPermissionsMode string `json:"disableBypassPermissionsMode"`
 }
+
+// BypassDisabled reports whether the file forbids bypassPermissions.
+func (p Permissions) BypassDisabled() bool { return p.DisableBypassPermissionsMode == "disable" }
 
 // ParsePermissions reads the permissions object of a settings file's
 // content; a file without one has no rules.
 func ParsePermissions(data []byte) (Permissions, error) {
 	var doc struct {
-		Permissions *Permissions `json:"permissions"`
+		Permissions json.RawMessage `json:"permissions"`
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Permissions{}, nil
@@ -50,10 +62,53 @@ func ParsePermissions(data []byte) (Permissions, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Permissions{}, err
 	}
-	if doc.Permissions == nil {
+	if len(doc.Permissions) == 0 {
 		return Permissions{}, nil
 	}
-	return *doc.Permissions, nil
+	perms, problems := decodePermissions(doc.Permissions)
+	// A rule list of the wrong type fails the file, as before; a mistyped
+	// scalar key costs that key only (SessionSettings reports it).
+	var ruleProblems []string
+	for _, p := range problems {
+		if strings.HasPrefix(p, "permissions.allow ") || strings.HasPrefix(p, "permissions.ask ") || strings.HasPrefix(p, "permissions.deny ") || !strings.HasPrefix(p, "permissions.") {
+			ruleProblems = append(ruleProblems, p)
+		}
+	}
+	if len(ruleProblems) > 0 {
+		return perms, errors.New(strings.Join(ruleProblems, "; "))
+	}
+	return perms, nil
+}
+
+// decodePermissions reads a permissions object key by key, so that one
+// mistyped key (a defaultMode that is a number) costs that key only; each
+// such key is a problem. Unknown keys are ignored, as Claude Code does.
+func decodePermissions(raw json.RawMessage) (Permissions, []string) {
+	var keys map[string]json.RawMessage
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return Permissions{}, nil
+	}
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return Permissions{}, []string{"permissions is not an object"}
+	}
+	var p Permissions
+	var problems []string
+	field := func(name string, into any) {
+		v, ok := keys[name]
+		if !ok || string(bytes.TrimSpace(v)) == "null" {
+			return
+		}
+		if err := json.Unmarshal(v, into); err != nil {
+			problems = append(problems, fmt.Sprintf("permissions.%s has the wrong type (%v)", name, err))
+		}
+	}
+	field("allow", &p.Allow)
+	field("ask", &p.Ask)
+	field("deny", &p.Deny)
+	field("defaultMode", &p.DefaultMode)
+	field("additionalDirectories", &p.AdditionalDirectories)
+	field("disableBypassPermissionsMode", &p.DisableBypassPermissionsMode)
+	return p, problems
 }
 
 // ReadProjectFile reads the settings file rel of the project at dir. It is

@@ -27,6 +27,21 @@ const (
 
 func trustSource(settingsPath string) string { return settingsPath + "#" + trustEvent }
 
+// A project's additionalDirectories widen where tools reach, so each is
+// trusted like an allow rule, under "<settings file>#permissions.additionalDirectories".
+const dirEvent = "permissions.additionalDirectories"
+
+func dirEntry(settingsPath, dir string) trust.Hook {
+	return trust.Hook{Dialect: trustDialect, Source: settingsPath + "#" + dirEvent, Event: dirEvent, Type: "directory", Command: dir}
+}
+
+// TrustedDirectory reports whether the user vouched for dir, an
+// additionalDirectories entry (as written) of the project settings file at
+// settingsPath.
+func (t Trust) TrustedDirectory(settingsPath, dir string) bool {
+	return t.Store != nil && t.Store.Trusted(dirEntry(settingsPath, dir))
+}
+
 func trustEntry(settingsPath, rule string) trust.Hook {
 	return trust.Hook{Dialect: trustDialect, Source: trustSource(settingsPath), Event: trustEvent, Type: "rule", Command: rule}
 }
@@ -102,6 +117,13 @@ func (f Files) Discover(dir string) []trust.Discovered {
 		}
 		if len(d.Hooks) > 0 || len(d.Problems) > 0 {
 			out = append(out, d)
+		}
+		dirs := trust.Discovered{Dialect: trustDialect, Path: path + "#" + dirEvent}
+		for _, d := range perms.AdditionalDirectories {
+			dirs.Hooks = append(dirs.Hooks, dirEntry(path, d))
+		}
+		if len(dirs.Hooks) > 0 {
+			out = append(out, dirs)
 		}
 	}
 	return append(out, f.discoverFrontmatter(dir)...)

@@ -9,6 +9,14 @@ import (
 // ConfigDirEnv moves Claude Code's user folder away from ~/.claude.
 const ConfigDirEnv = "CLAUDE_CONFIG_DIR"
 
+// ManagedDir is where Claude Code reads managed (policy) settings on
+// Linux: managed-settings.json and managed-settings.d/*.json.
+const ManagedDir = "/etc/claude-code"
+
+// ManagedDirEnv moves the managed settings folder for cordis alone (tests,
+// or a policy kept elsewhere); Claude Code itself has no such variable.
+const ManagedDirEnv = "CORDIS_MANAGED_SETTINGS_DIR"
+
 // projectDir is Claude Code's folder in a project.
 const projectDir = ".claude"
 
@@ -32,6 +40,9 @@ type Layout struct {
 	// LocalSettings is the project settings file (relative to the project)
 	// where a user's "don't ask again" answers are kept.
 	LocalSettings string
+	// ManagedDir holds the administrator's policy files (ManagedDir, or
+	// $CORDIS_MANAGED_SETTINGS_DIR).
+	ManagedDir string
 }
 
 // Locate returns Claude Code's layout for the user whose home directory is
@@ -53,6 +64,10 @@ func Locate(home string, getenv func(string) string) Layout {
 		return []setup.Source{setup.User(filepath.Join(userDir, name))}
 	}
 	local := filepath.Join(projectDir, "settings.local.json")
+	managed := ManagedDir
+	if getenv != nil && getenv(ManagedDirEnv) != "" {
+		managed = getenv(ManagedDirEnv)
+	}
 	return Layout{
 		UserDir:       userDir,
 		Commands:      append([]setup.Source{project("commands")}, user("commands")...),
@@ -60,5 +75,6 @@ func Locate(home string, getenv func(string) string) Layout {
 		Agents:        append([]setup.Source{project("agents")}, user("agents")...),
 		Settings:      append(user("settings.json"), project("settings.json"), setup.Project(local)),
 		LocalSettings: local,
+		ManagedDir:    managed,
 	}
 }

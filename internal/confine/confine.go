@@ -250,6 +250,39 @@ func (p Path) Join(elem ...string) Path {
 	return p
 }
 
+// Dir names the directory p is in (p itself for the top of its
+// directory).
+func (p Path) Dir() Path {
+	p.rel = filepath.Dir(p.rel)
+	return p
+}
+
+// OpenDir opens the directory p as a Path of its own, which names it
+// and below which files are looked up from its open handle: one lookup
+// per name opened rather than one per element of the path, for a walk
+// that opens many files in one directory. It is confined as p is (an
+// os.Root opened inside p's root cannot leave it), and more: a symlink
+// below it may not lead out of it. Close releases it.
+func (p Path) OpenDir() (Path, error) {
+	if p.root == nil {
+		return Path{}, errZeroPath
+	}
+	r, err := p.root.OpenRoot(p.rel)
+	if err != nil {
+		return Path{}, p.fix(err)
+	}
+	return Path{root: r, dir: p.String(), rel: "."}, nil
+}
+
+// Close releases a Path made by OpenDir; on any other Path it would
+// close a directory its Dirs still uses, so call it only on those.
+func (p Path) Close() error {
+	if p.root == nil {
+		return nil
+	}
+	return p.root.Close()
+}
+
 var errZeroPath = errors.New("confine: the zero Path names no file")
 
 // fix makes an error of os.Root name the absolute path instead of the

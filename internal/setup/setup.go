@@ -56,3 +56,16 @@ func ProjectFirst(lists ...[]Source) []Source {
 	})
 	return all
 }
+
+// Bundle is a named set of the user's folders (a Claude Code plugin):
+// the commands, skills and subagents found in them are named
+// "<Name>:<name>", and Vars (NAME=value) are substituted as ${NAME} in
+// their text. Its folders are absolute and read as the user's own.
+type Bundle struct {
+	Name string
+	// Root is the bundle's folder, which the model may read (its skills'
+	// scripts and references).
+	Root                     string
+	Commands, Skills, Agents []string
+	Vars                     []string
+}

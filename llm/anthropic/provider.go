@@ -65,6 +65,10 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 // Name implements llm.Provider.
 func (p *Provider) Name() string { return "anthropic" }
 
+// ServesWebSearch implements llm.WebSearcher: the Messages API runs a
+// web search itself when Request.WebSearch is set.
+func (p *Provider) ServesWebSearch() bool { return true }
+
 // CheckCredentials implements llm.CredentialChecker.
 func (p *Provider) CheckCredentials() error {
 	if p.getenv(p.cfg.APIKeyEnv) == "" {

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -42,7 +43,20 @@ type wireBlock struct {
 	Thinking  *string          `json:"thinking,omitempty"`
 	Signature *string          `json:"signature,omitempty"`
 	Data      string           `json:"data,omitempty"`
+	Citations json.RawMessage  `json:"citations,omitempty"`
 	Cache     *cacheControl    `json:"cache_control,omitempty"`
+	// raw, when set, is the whole block (a server tool's call or result,
+	// sent back as the API gave it); Type still names it.
+	raw json.RawMessage
+}
+
+// MarshalJSON writes a raw block as it is and any other by its fields.
+func (w wireBlock) MarshalJSON() ([]byte, error) {
+	if w.raw != nil {
+		return w.raw, nil
+	}
+	type fields wireBlock
+	return json.Marshal(fields(w))
 }
 
 // cacheControl marks a prompt-cache breakpoint: the request's prefix up to
@@ -59,12 +73,25 @@ type wireImageSource struct {
 	Data      string `json:"data"`
 }
 
+// wireTool is a tool the client runs (Name, Description, InputSchema) or
+// one the API runs (Type set: web search and its settings).
 type wireTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
-	Cache       *cacheControl   `json:"cache_control,omitempty"`
+	Type           string          `json:"type,omitempty"`
+	Name           string          `json:"name"`
+	Description    string          `json:"description,omitempty"`
+	InputSchema    json.RawMessage `json:"input_schema,omitempty"`
+	MaxUses        int             `json:"max_uses,omitempty"`
+	AllowedDomains []string        `json:"allowed_domains,omitempty"`
+	BlockedDomains []string        `json:"blocked_domains,omitempty"`
+	Cache          *cacheControl   `json:"cache_control,omitempty"`
 }
+
+// webSearchTool is the versioned type of the server-side web search tool
+// cordis sends; its name is fixed by the API.
+const (
+	webSearchTool     = "web_search_20250305"
+	webSearchToolName = "web_search"
+)
 
 type wireThinking struct {
 	Type         string `json:"type"`
@@ -117,6 +144,13 @@ func EncodeRequest(req *llm.Request, model string) ([]byte, error) {
 		}
 		body.Tools = append(body.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
+	if ws := req.WebSearch; ws != nil {
+		if len(ws.AllowedDomains) > 0 && len(ws.BlockedDomains) > 0 {
+			return nil, fmt.Errorf("anthropic: web search: allowed and blocked domains cannot both be set")
+		}
+		body.Tools = append(body.Tools, wireTool{Type: webSearchTool, Name: webSearchToolName,
+			MaxUses: ws.MaxUses, AllowedDomains: ws.AllowedDomains, BlockedDomains: ws.BlockedDomains})
+	}
 	if req.ThinkingBudget > 0 {
 		body.Thinking = &wireThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
 		if llm.CapsOf(model).Thinking == llm.ThinkingAdaptive {
@@ -150,7 +184,7 @@ func encodeBlocks(blocks []llm.Block) ([]wireBlock, error) {
 func encodeBlock(b llm.Block) (w wireBlock, keep bool, err error) {
 	switch b.Type {
 	case llm.BlockText:
-		return wireBlock{Type: "text", Text: b.Text}, strings.TrimSpace(b.Text) != "", nil
+		return wireBlock{Type: "text", Text: b.Text, Citations: b.Citations}, strings.TrimSpace(b.Text) != "", nil
 	case llm.BlockImage:
 		return wireBlock{Type: "image", Source: &wireImageSource{Type: "base64", MediaType: b.MediaType, Data: b.Data}}, true, nil
 	case llm.BlockToolUse:
@@ -173,6 +207,24 @@ func encodeBlock(b llm.Block) (w wireBlock, keep bool, err error) {
 		return wireBlock{Type: "thinking", Thinking: &thinking, Signature: &signature}, signature != "", nil
 	case llm.BlockRedactedThinking:
 		return wireBlock{Type: "redacted_thinking", Data: b.Data}, true, nil
+	case llm.BlockServerToolUse:
+		if len(b.Raw) > 0 {
+			if !json.Valid(b.Raw) {
+				return w, false, fmt.Errorf("server_tool_use %s: not valid JSON", b.ID)
+			}
+			return wireBlock{Type: "server_tool_use", raw: b.Raw}, true, nil
+		}
+		input := b.Input
+		if len(input) == 0 {
+			input = emptyObject
+		}
+		return wireBlock{Type: "server_tool_use", ID: b.ID, Name: b.Name, Input: input}, true, nil
+	case llm.BlockServerToolResult:
+		// Only the API's own block can go back: its content is encrypted.
+		if !json.Valid(b.Raw) {
+			return w, false, fmt.Errorf("server tool result %s: not valid JSON", b.ToolUseID)
+		}
+		return wireBlock{Type: cmp.Or(b.Name, "server_tool_result"), raw: b.Raw}, true, nil
 	default:
 		return w, false, fmt.Errorf("unsupported block type %q", b.Type)
 	}
@@ -224,7 +276,7 @@ func placeCacheBreakpoints(body *wireRequest) {
 
 func markLastCacheable(blocks []wireBlock) bool {
 	for j := len(blocks) - 1; j >= 0; j-- {
-		if t := blocks[j].Type; t != "thinking" && t != "redacted_thinking" {
+		if t := blocks[j].Type; t != "thinking" && t != "redacted_thinking" && blocks[j].raw == nil {
 			blocks[j].Cache = ephemeral
 			return true
 		}

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/internal/httpstream"
 	"github.com/cordis-agent/cordis/llm/internal/jsonrepair"
 	"github.com/cordis-agent/cordis/llm/sse"
 )
@@ -55,6 +57,9 @@ type wireUsage struct {
 	OutputTokens             *int `json:"output_tokens"`
 	CacheCreationInputTokens *int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     *int `json:"cache_read_input_tokens"`
+	ServerToolUse            *struct {
+		WebSearchRequests *int `json:"web_search_requests"`
+	} `json:"server_tool_use"`
 }
 
 type wireError struct {
@@ -70,36 +75,64 @@ type wireEvent struct {
 		Model string    `json:"model"`
 		Usage wireUsage `json:"usage"`
 	} `json:"message"`
-	Index        *int `json:"index"`
-	ContentBlock *struct {
-		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Input     json.RawMessage `json:"input"`
-		Thinking  string          `json:"thinking"`
-		Signature string          `json:"signature"`
-		Data      string          `json:"data"`
-	} `json:"content_block"`
-	Delta *struct {
-		Type        string `json:"type"`
-		Text        string `json:"text"`
-		PartialJSON string `json:"partial_json"`
-		Thinking    string `json:"thinking"`
-		Signature   string `json:"signature"`
-		StopReason  string `json:"stop_reason"`
+	Index        *int              `json:"index"`
+	ContentBlock *wireContentBlock `json:"content_block"`
+	Delta        *struct {
+		Type        string          `json:"type"`
+		Text        string          `json:"text"`
+		PartialJSON string          `json:"partial_json"`
+		Thinking    string          `json:"thinking"`
+		Signature   string          `json:"signature"`
+		StopReason  string          `json:"stop_reason"`
+		Citation    json.RawMessage `json:"citation"`
 	} `json:"delta"`
 	Usage *wireUsage `json:"usage"`
 	Error *wireError `json:"error"`
+}
+
+// wireContentBlock is a content_block_start's block; raw keeps it as
+// received, for the server tool blocks that go back unchanged.
+type wireContentBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Citations json.RawMessage `json:"citations"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ToolUseID string          `json:"tool_use_id"`
+	raw       json.RawMessage
+}
+
+func (b *wireContentBlock) UnmarshalJSON(data []byte) error {
+	type plain wireContentBlock
+	if err := json.Unmarshal(data, (*plain)(b)); err != nil {
+		return err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		return err
+	}
+	b.raw = compact.Bytes()
+	return nil
+}
+
+// isServerToolResult reports whether a block type is a server tool's
+// result (web_search_tool_result, web_fetch_tool_result, ...), which the
+// API wants back as it sent it.
+func isServerToolResult(typ string) bool {
+	return typ != "tool_result" && strings.HasSuffix(typ, "_tool_result")
 }
 
 // blockState is one content block being assembled.
 type blockState struct {
 	index int
 	block llm.Block
-	// supported is false for block types llm.Block cannot carry (server
-	// tools, search results); their deltas are absorbed and the block is
-	// left out of the response.
+	// supported is false for block types llm.Block cannot carry (any
+	// that is neither a known type nor a server tool's call or result);
+	// their deltas are absorbed and the block is left out of the response.
 	supported bool
 	stopped   bool
 	// toolJSON accumulates input_json_delta fragments; startInput is the
@@ -110,6 +143,9 @@ type blockState struct {
 	// Thinking from it): appending to the string would copy the whole
 	// block on every delta, quadratic in the length of the answer.
 	text strings.Builder
+	// citations are a text block's citations, from its start and its
+	// citations_delta events, in order.
+	citations []json.RawMessage
 }
 
 type decoder struct {
@@ -135,6 +171,12 @@ func streamError(format string, args ...any) *llm.Error {
 func (d *decoder) handle(name string, data []byte) (done bool, err error) {
 	var ev wireEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
+		if name == "error" {
+			// Plain text from a proxy in front of the API: still the
+			// server failing the step (as the SDK reads it), not a
+			// malformed stream.
+			return false, &llm.Error{Kind: llm.ErrServer, StatusCode: 200, Message: httpstream.BodyText(data)}
+		}
 		if !knownEvent(name) {
 			return false, nil // tolerate payloads of events we do not use
 		}
@@ -212,6 +254,9 @@ func applyUsage(dst *llm.Usage, u *wireUsage) {
 	if u.CacheReadInputTokens != nil {
 		dst.CacheReadInputTokens = *u.CacheReadInputTokens
 	}
+	if u.ServerToolUse != nil && u.ServerToolUse.WebSearchRequests != nil {
+		dst.WebSearchRequests = *u.ServerToolUse.WebSearchRequests
+	}
 }
 
 func (d *decoder) startBlock(ev *wireEvent) error {
@@ -227,6 +272,10 @@ func (d *decoder) startBlock(ev *wireEvent) error {
 	switch cb.Type {
 	case "text":
 		b.block = llm.Block{Type: llm.BlockText}
+		var cited []json.RawMessage
+		if json.Unmarshal(cb.Citations, &cited) == nil {
+			b.citations = cited
+		}
 		b.text.WriteString(cb.Text)
 		if cb.Text != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaText, Index: idx, Text: cb.Text})
@@ -243,8 +292,16 @@ func (d *decoder) startBlock(ev *wireEvent) error {
 		b.block = llm.Block{Type: llm.BlockToolUse, ID: cb.ID, Name: cb.Name}
 		b.startInput = cb.Input
 		d.sink(llm.Delta{Kind: llm.DeltaToolUse, Index: idx, ID: cb.ID, Name: cb.Name})
+	case "server_tool_use":
+		// Run by the API: no DeltaToolUse, the loop has nothing to run.
+		b.block = llm.Block{Type: llm.BlockServerToolUse, ID: cb.ID, Name: cb.Name, Raw: cb.raw}
+		b.startInput = cb.Input
 	default:
-		b.supported = false
+		if isServerToolResult(cb.Type) {
+			b.block = llm.Block{Type: llm.BlockServerToolResult, ToolUseID: cb.ToolUseID, Name: cb.Type, Raw: cb.raw}
+		} else {
+			b.supported = false
+		}
 	}
 	d.byIndex[idx] = b
 	d.blocks = append(d.blocks, b)
@@ -285,15 +342,19 @@ func (d *decoder) applyDelta(ev *wireEvent) error {
 		if delta.Text != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaText, Index: b.index, Text: delta.Text})
 		}
-	case delta.Type == "input_json_delta" && b.block.Type == llm.BlockToolUse:
+	case delta.Type == "input_json_delta" && (b.block.Type == llm.BlockToolUse || b.block.Type == llm.BlockServerToolUse):
 		b.toolJSON.WriteString(delta.PartialJSON)
+	case delta.Type == "citations_delta" && b.block.Type == llm.BlockText && len(delta.Citation) > 0:
+		b.citations = append(b.citations, delta.Citation)
 	case delta.Type == "thinking_delta" && b.block.Type == llm.BlockThinking:
 		b.text.WriteString(delta.Thinking)
 		if delta.Thinking != "" {
 			d.sink(llm.Delta{Kind: llm.DeltaThinking, Index: b.index, Text: delta.Thinking})
 		}
 	case delta.Type == "signature_delta" && b.block.Type == llm.BlockThinking:
-		b.block.Signature += delta.Signature
+		// Each signature_delta carries the whole signature: the last one
+		// stands, as in the official SDKs' accumulators.
+		b.block.Signature = delta.Signature
 	}
 	return nil
 }
@@ -304,13 +365,63 @@ func (d *decoder) finish(b *blockState) {
 	switch b.block.Type {
 	case llm.BlockText:
 		b.block.Text = b.text.String()
+		if len(b.citations) > 0 {
+			b.block.Citations, _ = json.Marshal(b.citations)
+		}
 	case llm.BlockThinking:
 		b.block.Thinking = b.text.String()
+	case llm.BlockToolUse:
+		b.block.Input, b.block.Text = jsonrepair.ToolInput(b.rawInput())
+	case llm.BlockServerToolUse:
+		b.block.Input, b.block.Text = jsonrepair.ToolInput(b.rawInput())
+		if b.block.Input == nil {
+			b.block.Input = emptyObject
+		}
+		// The block goes back as it came, with the input it streamed.
+		b.block.Raw = withMember(b.block.Raw, "input", b.block.Input)
 	}
-	if b.block.Type != llm.BlockToolUse {
-		return
+}
+
+// withMember returns the JSON object obj with member key set to val, its
+// other members unchanged and in their order (val is appended when key is
+// absent). An obj that is not an object is returned as it is.
+func withMember(obj json.RawMessage, key string, val json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return obj
 	}
-	b.block.Input, b.block.Text = jsonrepair.ToolInput(b.rawInput())
+	var out bytes.Buffer
+	out.WriteByte('{')
+	found := false
+	for dec.More() {
+		t, err := dec.Token()
+		name, ok := t.(string)
+		var v json.RawMessage
+		if err != nil || !ok || dec.Decode(&v) != nil {
+			return obj
+		}
+		if name == key {
+			v, found = val, true
+		}
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(name)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	if !found {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(val)
+	}
+	out.WriteByte('}')
+	return out.Bytes()
 }
 
 // rawInput is a tool_use block's input as streamed.

@@ -97,7 +97,7 @@ func TestStreamDecoding(t *testing.T) {
 				Content: []llm.Block{
 					{Type: llm.BlockThinking, Thinking: "Let me think about it.", Signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"},
 					{Type: llm.BlockRedactedThinking, Data: "EmwKAhgBEgy3va3pzix/LafPsn4a"},
-					llm.Text("42"),
+					{Type: llm.BlockText, Text: "42", Citations: json.RawMessage(`[{"type":"char_location","cited_text":"x"}]`)},
 				},
 				StopReason: llm.StopEndTurn,
 				Usage:      llm.Usage{InputTokens: 472, OutputTokens: 30, CacheReadInputTokens: 100},
@@ -156,8 +156,8 @@ func TestStreamDecoding(t *testing.T) {
 			body: event("message_start", msgStart) +
 				event("brand_new_event", `{"type":"brand_new_event","x":1}`) +
 				event("mystery", `not json at all`) +
-				event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}`) +
-				event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"go\"}"}}`) +
+				event("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"container_upload","file_id":"f_1"}}`) +
+				event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"mystery_delta","x":"y"}}`) +
 				event("content_block_stop", `{"type":"content_block_stop","index":0}`) +
 				event("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"Found"}}`) +
 				event("content_block_stop", `{"type":"content_block_stop","index":1}`) +

@@ -160,6 +160,11 @@ func classifyHTTPError(resp *http.Response, raw []byte) *llm.Error {
 	if e.Message == "" {
 		e.Message = httpstream.BodyText(raw)
 	}
+	if e.code() == "context_length_exceeded" && !strings.Contains(e.Message, "context_length_exceeded") {
+		// The code is what says it (llm.IsContextLength reads the
+		// message); GPT-5's text ("Input tokens exceed…") varies.
+		e.Message += " (context_length_exceeded)"
+	}
 	return retry.HTTPError(resp.StatusCode, resp.Header, kindForError(&e, resp.StatusCode), e.Message)
 }
 

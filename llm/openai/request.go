@@ -158,6 +158,9 @@ func encodeAssistant(blocks []llm.Block, caps llm.ModelCaps) (chatMessage, error
 		case llm.BlockThinking:
 			reasoning = append(reasoning, b.Thinking)
 		case llm.BlockRedactedThinking:
+		case llm.BlockServerToolUse, llm.BlockServerToolResult:
+			// Another provider's server-side search: its result is
+			// encrypted for that provider; the text after it stays.
 		default:
 			return msg, fmt.Errorf("block type %q not allowed in an assistant message", b.Type)
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/internal/httpstream"
 	"github.com/cordis-agent/cordis/llm/internal/jsonrepair"
 	"github.com/cordis-agent/cordis/llm/sse"
 )
@@ -113,10 +114,32 @@ func decodeStream(r io.Reader, sink func(llm.Delta)) (*llm.Response, error) {
 		if string(bytes.TrimSpace(ev.Data)) == "[DONE]" {
 			return d.result(), nil
 		}
+		if ev.Name == "error" {
+			return d.partial(), namedErrorEvent(ev.Data)
+		}
 		if err := d.handle(ev.Data); err != nil {
 			return d.partial(), err
 		}
 	}
+}
+
+// namedErrorEvent is the failure an "event: error" reports, read as the
+// official SDK reads it: {"error":{...}} or a bare error object. Plain text
+// (from a proxy) is a server error with that text, not a malformed stream,
+// so that the user sees what failed.
+func namedErrorEvent(data []byte) *llm.Error {
+	var wrapped struct {
+		Error *apiError `json:"error"`
+	}
+	var e apiError
+	switch {
+	case json.Unmarshal(data, &wrapped) == nil && wrapped.Error != nil && wrapped.Error.Message != "":
+		e = *wrapped.Error
+	case json.Unmarshal(data, &e) == nil && e.Message != "":
+	default:
+		e = apiError{Message: httpstream.BodyText(data)}
+	}
+	return &llm.Error{Kind: kindForError(&e, 0), StatusCode: 200, Message: e.Message}
 }
 
 func (d *decoder) handle(data []byte) error {

@@ -22,6 +22,10 @@ const MetaFile = "fixture.yml"
 type Meta struct {
 	Model     string `yaml:"model"`
 	MaxTokens int    `yaml:"maxTokens"`
+	// WebSearch: the fixture was recorded with the provider's web search
+	// offered (the WebSearch tool); replay offers it only then, so the
+	// tool lists of every other recording stay as they were.
+	WebSearch bool `yaml:"webSearch,omitempty"`
 }
 
 // Fixture is one scenario's recorded model exchanges:

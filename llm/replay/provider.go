@@ -122,6 +122,10 @@ func New(cfg Config, opts ...Option) (*Provider, error) {
 // Name implements llm.Provider.
 func (p *Provider) Name() string { return "replay" }
 
+// ServesWebSearch implements llm.WebSearcher: true when the fixture was
+// recorded with web search (Meta.WebSearch).
+func (p *Provider) ServesWebSearch() bool { return p.meta.WebSearch && p.inner.ServesWebSearch() }
+
 // Model is the model the fixture was recorded with.
 func (p *Provider) Model() string { return p.meta.Model }
 

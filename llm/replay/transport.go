@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -111,61 +112,111 @@ func (s *state) persist() {
 	}
 }
 
-// observe writes the sidecars of a conversation into the run directory
-// and reports a change within the conversation.
-func (s *state) observe(name string, split Split) error {
+// observe writes the sidecars of request n of a conversation into the
+// run directory and returns the name of the tool-list sidecar that holds
+// this request's tools. The system prompt must stay one per
+// conversation. The tool list may change within it (ExitPlanMode leaves
+// plan mode, and so offers other tools): the first list is
+// <conversation>.tools.json, and a request whose list differs from the
+// one before it writes <conversation>.tools.<n>.json, checked like the
+// first, so an unexpected change still fails the comparison.
+func (s *state) observe(name string, n int, split Split) (string, error) {
+	toolsFile := name + ".tools.json"
 	if s.runDir == "" {
-		return nil
+		return toolsFile, nil
 	}
 	dir := filepath.Join(s.runDir, ObservedDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return "", err
 	}
-	for _, f := range []struct{ suffix, text, what string }{
-		{".system.md", split.System, "system prompt"},
-		{".tools.json", split.Tools, "tool list"},
-	} {
-		if f.text == "" {
-			continue
-		}
-		path := filepath.Join(dir, name+f.suffix)
+	if split.System != "" {
+		path := filepath.Join(dir, name+".system.md")
 		if old, err := os.ReadFile(path); err == nil {
-			if string(old) != f.text {
-				return fmt.Errorf("the %s changed within conversation %s; a conversation must keep one:\n%s",
-					f.what, name, udiff.Unified("first request", "this request", string(old), f.text))
+			if string(old) != split.System {
+				return "", fmt.Errorf("the system prompt changed within conversation %s; a conversation must keep one:\n%s",
+					name, udiff.Unified("first request", "this request", string(old), split.System))
 			}
-			continue
-		}
-		if err := os.WriteFile(path, []byte(f.text), 0o644); err != nil {
-			return err
+		} else if err := os.WriteFile(path, []byte(split.System), 0o644); err != nil {
+			return "", err
 		}
 	}
-	return nil
+	if split.Tools == "" {
+		return toolsFile, nil
+	}
+	last, lastFile, err := latestTools(dir, name)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case lastFile == "":
+	case last == split.Tools:
+		return lastFile, nil
+	default:
+		toolsFile = fmt.Sprintf("%s.tools.%d.json", name, n)
+	}
+	return toolsFile, os.WriteFile(filepath.Join(dir, toolsFile), []byte(split.Tools), 0o644)
+}
+
+// latestTools is the newest tool-list sidecar of a conversation in dir
+// (the one for the highest request number), and its file name; "" when
+// there is none. It reads the directory, not memory, because a restarted
+// agent process goes on with the same conversations.
+func latestTools(dir, name string) (text, file string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", "", err
+	}
+	best := -1
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), name+".tools.")
+		if !ok {
+			continue
+		}
+		k := 0
+		if rest != "json" {
+			num, ok := strings.CutSuffix(rest, ".json")
+			if !ok {
+				continue
+			}
+			if k, err = strconv.Atoi(num); err != nil || k <= 0 {
+				continue
+			}
+		}
+		if k > best {
+			best, file = k, e.Name()
+		}
+	}
+	if file == "" {
+		return "", "", nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	return string(data), file, err
 }
 
 // checkSidecars compares the system prompt and tools with the expected
-// sidecars when the run names them.
-func (s *state) checkSidecars(name string, split Split) error {
+// sidecars when the run names them; toolsFile is the tool-list sidecar
+// observe named for this request.
+func (s *state) checkSidecars(name, toolsFile string, split Split) error {
 	if s.run.Expected == "" {
 		return nil
 	}
-	for _, f := range []struct{ suffix, text, what string }{
-		{".system.md", split.System, "system prompt"},
-		{".tools.json", split.Tools, "tool list"},
+	for _, f := range []struct{ file, text, what string }{
+		{name + ".system.md", split.System, "system prompt"},
+		{toolsFile, split.Tools, "tool list"},
 	} {
-		path := filepath.Join(s.run.Expected, name+f.suffix)
+		path := filepath.Join(s.run.Expected, f.file)
 		want, err := os.ReadFile(path)
 		if err != nil {
 			if f.text == "" {
 				continue
 			}
 			return fmt.Errorf("there is no expected sidecar %s for the %s of conversation %s. %s",
-				name+f.suffix, f.what, name, s.hint("update"))
+				f.file, f.what, name, s.hint("update"))
 		}
 		if string(want) != f.text {
 			return fmt.Errorf("the %s of conversation %s differs from the expected sidecar %s. %s\n%s",
-				f.what, name, name+f.suffix, s.hint("update"),
-				udiff.Unified("expected/"+name+f.suffix, "agent", string(want), f.text))
+				f.what, name, f.file, s.hint("update"),
+				udiff.Unified("expected/"+f.file, "agent", string(want), f.text))
 		}
 	}
 	return nil
@@ -203,10 +254,11 @@ func (t replayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return s.fail(req, err.Error()), nil
 	}
-	if err := s.observe(conv.Name, split); err != nil {
+	toolsFile, err := s.observe(conv.Name, n, split)
+	if err != nil {
 		return s.fail(req, err.Error()), nil
 	}
-	if err := s.checkSidecars(conv.Name, split); err != nil {
+	if err := s.checkSidecars(conv.Name, toolsFile, split); err != nil {
 		return s.fail(req, err.Error()), nil
 	}
 	ref := s.fixtureRef(conv.Name + "/" + CallFile(n, "request"))
@@ -289,7 +341,7 @@ func (s *state) commit(idx int, name string, n int, split Split, raw []byte) err
 	if err := os.WriteFile(filepath.Join(dir, CallFile(n, "response")), raw, 0o644); err != nil {
 		return err
 	}
-	if err := s.observe(name, split); err != nil {
+	if _, err := s.observe(name, n, split); err != nil {
 		return err
 	}
 	s.ledger.Conversations[idx].Used = max(s.ledger.Conversations[idx].Used, n)

@@ -12,6 +12,16 @@ import (
 // and so do we: a tool input or a large text block arrives in one data line.
 const MaxLineSize = 32 << 20
 
+// MaxStreamSize bounds a whole stream. The longest answer a model can give
+// (128k output tokens, framed as deltas) is a few tens of MiB at most, so
+// a stream beyond this comes from a broken or hostile endpoint; reading on
+// would only grow the answer in memory and past what one session-log line
+// holds (64 MiB, sessionlog.MaxLineSize).
+const MaxStreamSize = 32 << 20
+
+// ErrStreamTooLarge is returned by Next once a stream passes MaxStreamSize.
+var ErrStreamTooLarge = fmt.Errorf("sse: stream longer than %d MiB", MaxStreamSize>>20)
+
 // Event is one dispatched event.
 type Event struct {
 	// Name is the "event:" field, or "" when the event had none (the
@@ -33,7 +43,7 @@ type Reader struct {
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader) *Reader {
-	s := bufio.NewScanner(r)
+	s := bufio.NewScanner(&cappedReader{r: r, left: MaxStreamSize})
 	s.Buffer(make([]byte, 0, 64<<10), MaxLineSize)
 	s.Split(scanLines)
 	return &Reader{scanner: s, firstLine: true}
@@ -102,6 +112,25 @@ func (r *Reader) Next() (Event, error) {
 		return Event{}, err
 	}
 	return Event{}, io.EOF
+}
+
+// cappedReader fails with ErrStreamTooLarge once more than left bytes
+// have been read.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, ErrStreamTooLarge
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // scanLines is a bufio.SplitFunc that accepts LF, CRLF and a lone CR as line

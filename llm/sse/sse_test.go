@@ -236,3 +236,42 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+// An endless stream of small, well-formed events ends with
+// ErrStreamTooLarge instead of growing without bound.
+func TestStreamSizeIsBounded(t *testing.T) {
+	event := []byte("event: content_block_delta\ndata: {\"text\":\"" + strings.Repeat("x", 1000) + "\"}\n\n")
+	endless := &repeatReader{chunk: event}
+	r := NewReader(endless)
+	var n int
+	var err error
+	for {
+		if _, err = r.Next(); err != nil {
+			break
+		}
+		n++
+	}
+	if !errors.Is(err, ErrStreamTooLarge) {
+		t.Fatalf("after %d events: err = %v, want ErrStreamTooLarge", n, err)
+	}
+	if read := endless.read; read > MaxStreamSize+int64(len(event)) {
+		t.Errorf("read %d bytes, want at most about %d", read, MaxStreamSize)
+	}
+}
+
+type repeatReader struct {
+	chunk []byte
+	off   int
+	read  int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.chunk[r.off:])
+		n += c
+		r.off = (r.off + c) % len(r.chunk)
+	}
+	r.read += int64(n)
+	return n, nil
+}

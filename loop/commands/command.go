@@ -11,6 +11,9 @@ const (
 	SourceUser    Source = "user"
 	SourceProject Source = "project"
 	SourceMCP     Source = "mcp"
+	// SourcePlugin is a command of a plugin (Sources.Bundles), the
+	// user's own.
+	SourcePlugin Source = "plugin"
 )
 
 // Spec is what every command kind has in common.

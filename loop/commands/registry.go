@@ -35,6 +35,10 @@ type Sources struct {
 	Skills []setup.Source
 	// Agents are folders of custom subagent files.
 	Agents []setup.Source
+	// Bundles, when set, lists the plugins in effect for a cwd: their
+	// commands, skills and subagents are namespaced with the plugin's
+	// name and never clash with the others (nil: none).
+	Bundles func(cwd string) []setup.Bundle
 }
 
 // Registry merges command sources (Sources.Commands, the first over the
@@ -81,13 +85,14 @@ type Set struct {
 // command file changed since it was built.
 func (r *Registry) Load(cwd string) *Set {
 	dirs := r.dirs(cwd)
-	sig := signature(slices.Concat(dirs, r.skillDirs(cwd), r.agentDirs(cwd)))
+	bundles := r.bundles(cwd)
+	sig := signature(slices.Concat(dirs, r.skillDirs(cwd), r.agentDirs(cwd), bundleDirs(bundles)))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s := r.cache[cwd]; s != nil && s.signature == sig {
 		return s
 	}
-	s := r.build(cwd, dirs)
+	s := r.build(cwd, dirs, bundles)
 	s.signature = sig
 	r.cache[cwd] = s
 	return s
@@ -139,12 +144,17 @@ func signature(dirs []sourceDir) string {
 	return b.String()
 }
 
-func (r *Registry) build(cwd string, dirs []sourceDir) *Set {
+func (r *Registry) build(cwd string, dirs []sourceDir, bundles []setup.Bundle) *Set {
 	s := &Set{byName: map[string]Command{}}
 	// Lowest precedence first; later sources override earlier ones, except
 	// for protected names.
 	var layers [][]Command
 	layers = append(layers, r.builtins)
+	// Plugins' commands are namespaced, so only a file of the user's or
+	// the project's named the same way can take one's name.
+	bundled := loadBundles(bundles)
+	layers = append(layers, bundled.commands)
+	s.Errors = append(s.Errors, bundled.errors...)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		cmds, errs := loadDir(dirs[i], cwd)
 		layers = append(layers, cmds)
@@ -155,6 +165,8 @@ func (r *Registry) build(cwd string, dirs []sourceDir) *Set {
 	s.Errors = append(s.Errors, errs...)
 	s.Agents, errs = loadAgents(r.agentDirs(cwd), cwd)
 	s.Errors = append(s.Errors, errs...)
+	s.Skills = mergeByName(s.Skills, bundled.skills, func(sk Skill) string { return sk.Name })
+	s.Agents = mergeByName(s.Agents, bundled.agents, func(a AgentDef) string { return a.Name })
 	// A skill takes the name of a command file (Claude Code: the skill wins).
 	var skillCmds []Command
 	for _, sk := range s.Skills {

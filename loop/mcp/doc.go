@@ -36,13 +36,22 @@
 //
 // Elicitation: with Options.Elicit set, initialize offers the elicitation
 // capability as {} (form mode only, the 2025-06-18 shape, which 2025-11-25
-// reads as form only), and a server's elicitation/create is answered by
-// Elicit: an error, or a context that ends first, answers
-// {action:"cancel"}; a malformed request (a requestedSchema that is not a
-// flat object schema of primitives, a mode other than form) is refused
-// with -32602 by the SDK or this package without calling Elicit. URL mode
-// is out of scope and never offered. Without Elicit the capability is not
-// offered and elicitation/create is answered -32601, so servers fall back.
+// reads as form only); with Options.ElicitURL too, as {"form":{},"url":{}}
+// (or {"url":{}} alone). A server's elicitation/create is answered by
+// Elicit (form) or ElicitURL (URL mode): an error, or a context that ends
+// first, answers {action:"cancel"}; a malformed request (a requestedSchema
+// that is not a flat object schema of primitives, a URL-mode request
+// without an elicitationId or with a URL that is not absolute http(s)) is
+// refused with -32602 by the SDK or this package without asking, and so
+// is a mode that was not offered, after telling Options.Unshown (the user
+// learns what the server wanted). A server's
+// notifications/elicitation/complete is passed to
+// Options.ElicitationComplete once, for a URL elicitation the user was
+// asked and did not decline; others are ignored. Without Elicit and
+// ElicitURL the capability is not offered and elicitation/create is
+// answered -32601, so servers fall back. A tools/call that fails with
+// URLElicitationRequired (-32042) is returned as the error it is (the
+// SDK's retrying middleware is not exported).
 // A server's request does not say which of its calls it belongs to:
 // Elicit's context is that of the call when exactly one tools/call or
 // prompts/get is in progress (see ElicitFunc). Several elicitations may be

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"sync/atomic"
 
@@ -13,26 +16,36 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ElicitRequest is a server's form elicitation (elicitation/create): it
-// asks the user for the fields of RequestedSchema.
+// ElicitRequest is a server's elicitation (elicitation/create): in form
+// mode it asks the user for the fields of RequestedSchema, in URL mode to
+// open URL (out of band: what the user enters there never passes through
+// cordis).
 type ElicitRequest struct {
 	// Server is the name of the server that asks, as the editor configured
 	// it.
 	Server string
+	// Mode is "form" or "url".
+	Mode string
 	// Message says what is asked and why.
 	Message string
-	// RequestedSchema is the server's schema, passed through: an object
-	// schema whose properties are primitives (string, number, integer,
-	// boolean, or an array for a multi-select enum).
+	// RequestedSchema is the server's schema, passed through (form mode):
+	// an object schema whose properties are primitives (string, number,
+	// integer, boolean, or an array for a multi-select enum).
 	RequestedSchema json.RawMessage
+	// URL is the page to open (URL mode): an absolute http or https URL.
+	URL string
+	// ElicitationID is the server's id of a URL elicitation, which its
+	// completion notification names (see Options.ElicitationComplete).
+	ElicitationID string
 }
 
 // ElicitResult is the user's answer.
 type ElicitResult struct {
 	// Action is "accept", "decline" or "cancel"; any other answers
-	// "cancel".
+	// "cancel". In URL mode accept means the user agreed to open the URL.
 	Action string
-	// Content is the accepted fields, a JSON object (only with accept).
+	// Content is the accepted fields, a JSON object (only with accept, in
+	// form mode; ignored in URL mode).
 	Content json.RawMessage
 }
 
@@ -45,25 +58,64 @@ type ElicitResult struct {
 // every call in progress when the request came has ended.
 type ElicitFunc func(ctx context.Context, req ElicitRequest) (ElicitResult, error)
 
+// elicitRequest is the request of a server's elicitation/create params.
+func elicitRequest(server string, p *sdk.ElicitParams) ElicitRequest {
+	return ElicitRequest{Server: server, Mode: cmp.Or(p.Mode, "form"), Message: p.Message, URL: p.URL, ElicitationID: p.ElicitationID}
+}
+
 // elicitation answers a server's elicitation/create. The SDK has checked
-// the request (a flat object schema of primitives) and checks an accepted
-// answer against the schema. URL mode is not offered, so a request in it
-// is refused.
+// the request (a flat object schema of primitives in form mode, a URL and
+// no schema in URL mode, no other mode) and checks an accepted form
+// answer against the schema. A mode the editor cannot show is refused
+// with -32602, as MCP asks of a mode the client did not declare, and the
+// user is told (Options.Unshown).
 func (s *server) elicitation(req context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-	p := r.Params
-	if p.Mode != "" && p.Mode != "form" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("elicitation mode %q is not supported: cordis offers form mode only", p.Mode)}
+	opts := &s.m.opts
+	er := elicitRequest(s.spec.Name, r.Params)
+	ask := opts.Elicit
+	switch er.Mode {
+	case "form":
+		schema, err := json.Marshal(r.Params.RequestedSchema)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid elicitation/create requestedSchema: " + err.Error()}
+		}
+		er.RequestedSchema = schema
+	case "url":
+		ask = opts.ElicitURL
+		if err := checkElicitURL(er); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid elicitation/create: " + err.Error()}
+		}
+	default:
+		ask = nil
 	}
-	schema, err := json.Marshal(p.RequestedSchema)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid elicitation/create requestedSchema: " + err.Error()}
+	if ask == nil {
+		s.unshown(er)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("elicitation mode %q is not supported: the editor cannot show it, so the user was not asked", er.Mode)}
+	}
+	if er.Mode == "url" {
+		s.mu.Lock()
+		s.urlWaiting[er.ElicitationID] = true
+		s.mu.Unlock()
 	}
 	ctx, done := s.elicitContext(req)
 	defer done()
 	log := s.m.opts.Logger.With("server", s.spec.Name)
-	res, err := s.m.opts.Elicit(ctx, ElicitRequest{Server: s.spec.Name, Message: p.Message, RequestedSchema: schema})
+	res, err := ask(ctx, er)
 	if err != nil || ctx.Err() != nil {
 		log.Debug("MCP elicitation cancelled", "error", err, "context", ctx.Err())
+		res = ElicitResult{Action: "cancel"}
+	}
+	if er.Mode == "url" {
+		if res.Action != "accept" {
+			s.mu.Lock()
+			delete(s.urlWaiting, er.ElicitationID)
+			s.mu.Unlock()
+		}
+		switch res.Action {
+		case "accept", "decline", "cancel":
+			return &sdk.ElicitResult{Action: res.Action}, nil
+		}
+		log.Warn("MCP elicitation answered with an unknown action; cancelled", "action", res.Action)
 		return &sdk.ElicitResult{Action: "cancel"}, nil
 	}
 	switch res.Action {
@@ -83,6 +135,46 @@ func (s *server) elicitation(req context.Context, r *sdk.ElicitRequest) (*sdk.El
 	default:
 		log.Warn("MCP elicitation answered with an unknown action; cancelled", "action", res.Action)
 		return &sdk.ElicitResult{Action: "cancel"}, nil
+	}
+}
+
+// checkElicitURL refuses a URL elicitation the editor must not be asked
+// to open: no id to complete it by, or a URL that is not absolute http(s)
+// (a file:, javascript: or data: URL is no web page to visit).
+func checkElicitURL(er ElicitRequest) error {
+	if er.ElicitationID == "" {
+		return errors.New("elicitationId is required in URL mode")
+	}
+	u, err := url.Parse(er.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("url %q is not an absolute http or https URL", er.URL)
+	}
+	return nil
+}
+
+// unshown tells Options.Unshown of an elicitation the user was not
+// asked.
+func (s *server) unshown(er ElicitRequest) {
+	s.m.opts.Logger.Info("MCP elicitation refused: its mode is not offered", "server", s.spec.Name, "mode", er.Mode)
+	if f := s.m.opts.Unshown; f != nil {
+		f(er)
+	}
+}
+
+// elicitationComplete passes on a server's
+// notifications/elicitation/complete for a URL elicitation the user was
+// asked and did not decline, once.
+func (s *server) elicitationComplete(_ context.Context, r *sdk.ElicitationCompleteNotificationRequest) {
+	if r.Params == nil {
+		return
+	}
+	id := r.Params.ElicitationID
+	s.mu.Lock()
+	waiting := s.urlWaiting[id]
+	delete(s.urlWaiting, id)
+	s.mu.Unlock()
+	if waiting && s.m.opts.ElicitationComplete != nil {
+		s.m.opts.ElicitationComplete(s.spec.Name, id)
 	}
 }
 

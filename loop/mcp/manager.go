@@ -30,6 +30,10 @@ type Spec struct {
 	// URL and Headers reach an http or sse server.
 	URL     string
 	Headers []Header
+
+	// Origin names where the server was configured, for messages and
+	// /doctor ("": the editor).
+	Origin string
 }
 
 // Header is one HTTP header sent to an http or sse server.
@@ -66,9 +70,25 @@ type Options struct {
 	Logger    *slog.Logger
 	// Elicit, when set, answers the servers' form elicitations
 	// (elicitation/create), and the elicitation capability is offered in
-	// initialize. When nil it is not offered, and a server that asks
-	// anyway is answered "method not found". See ElicitFunc.
+	// initialize. When nil (and ElicitURL too) it is not offered, and a
+	// server that asks anyway is answered "method not found". See
+	// ElicitFunc.
 	Elicit ElicitFunc
+	// ElicitURL, when set, answers the servers' URL-mode elicitations
+	// (the request carries URL and ElicitationID), and URL mode is
+	// offered too. A request in a mode not offered is refused (-32602)
+	// without asking.
+	ElicitURL ElicitFunc
+	// ElicitationComplete, when set, is told of a server's
+	// notifications/elicitation/complete for a URL elicitation that
+	// ElicitURL was asked and that was not declined or cancelled, once
+	// per elicitation; others (unknown, already complete) are ignored.
+	ElicitationComplete func(server, elicitationID string)
+	// Unshown, when set, is told of each elicitation refused because the
+	// editor cannot show its mode, so that the user learns what the
+	// server wanted. It and ElicitationComplete are called on the
+	// servers' connection goroutines, possibly at once.
+	Unshown func(ElicitRequest)
 }
 
 func (o *Options) setDefaults() {
@@ -238,14 +258,20 @@ type Status struct {
 	Err     string
 	Tools   int
 	Prompts int
+	// Origin is the Spec's ("": the editor).
+	Origin string
 }
 
 // Line is the status as one /doctor line.
 func (st Status) Line() string {
-	if !st.OK {
-		return fmt.Sprintf("✗ MCP server %s (%s): %s", st.Name, st.Transport, st.Err)
+	name := st.Name
+	if st.Origin != "" {
+		name += " from " + st.Origin
 	}
-	return fmt.Sprintf("✓ MCP server %s (%s): %s, %s", st.Name, st.Transport, plural(st.Tools, "tool"), plural(st.Prompts, "prompt"))
+	if !st.OK {
+		return fmt.Sprintf("✗ MCP server %s (%s): %s", name, st.Transport, st.Err)
+	}
+	return fmt.Sprintf("✓ MCP server %s (%s): %s, %s", name, st.Transport, plural(st.Tools, "tool"), plural(st.Prompts, "prompt"))
 }
 
 func plural(n int, word string) string {
@@ -263,7 +289,7 @@ func (m *Manager) Status() []Status {
 	out := make([]Status, 0, len(m.servers))
 	for _, s := range m.servers {
 		s.mu.Lock()
-		st := Status{Name: s.spec.Name, Transport: s.transportName(), OK: s.err == nil && s.started, Tools: len(s.tools), Prompts: len(s.prompts)}
+		st := Status{Name: s.spec.Name, Transport: s.transportName(), OK: s.err == nil && s.started, Tools: len(s.tools), Prompts: len(s.prompts), Origin: s.spec.Origin}
 		if s.err != nil {
 			st.Err = s.err.Error()
 		}

@@ -62,10 +62,13 @@ type server struct {
 	// (tools/call, prompts/get), by a key of the server's own.
 	calls    map[uint64]context.Context
 	lastCall uint64
+	// urlWaiting are the server's URL elicitations the user was asked
+	// and did not decline, until their completion is notified.
+	urlWaiting map[string]bool
 }
 
 func newServer(m *Manager, spec Spec, name string) *server {
-	s := &server{spec: spec, name: name, m: m, ended: make(chan struct{}), calls: map[uint64]context.Context{}}
+	s := &server{spec: spec, name: name, m: m, ended: make(chan struct{}), calls: map[uint64]context.Context{}, urlWaiting: map[string]bool{}}
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	return s
 }
@@ -126,10 +129,12 @@ func (s *server) connect(ctx context.Context) error {
 
 // clientOptions are the SDK client's options for this server. The roots
 // capability is offered without listChanged (the roots never change
-// during a session); elicitation only with Options.Elicit, as {} (form
-// mode only, the 2025-06-18 shape that 2025-11-25 reads as form only too:
-// {"form":{}} would be refused by strict 2025-06-18 servers, and the
-// version is not known before the answer).
+// during a session); elicitation only with Options.Elicit or ElicitURL:
+// form mode alone as {} (the 2025-06-18 shape that 2025-11-25 reads as
+// form only too: {"form":{}} would be refused by strict 2025-06-18
+// servers, and the version is not known before the answer); with URL
+// mode, as 2025-11-25 spells it ({"form":{},"url":{}} or {"url":{}}),
+// since there is no other way to say it.
 func (s *server) clientOptions() *sdk.ClientOptions {
 	o := &sdk.ClientOptions{
 		Logger:                   s.m.opts.Logger.With("server", s.spec.Name),
@@ -137,9 +142,17 @@ func (s *server) clientOptions() *sdk.ClientOptions {
 		ToolListChangedHandler:   func(context.Context, *sdk.ToolListChangedRequest) { s.toolsStale.Store(true) },
 		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) { s.promptsStale.Store(true) },
 	}
-	if s.m.opts.Elicit != nil {
-		o.Capabilities.Elicitation = &sdk.ElicitationCapabilities{}
+	if s.m.opts.Elicit != nil || s.m.opts.ElicitURL != nil {
+		caps := &sdk.ElicitationCapabilities{}
+		if s.m.opts.ElicitURL != nil {
+			caps.URL = &sdk.URLElicitationCapabilities{}
+			if s.m.opts.Elicit != nil {
+				caps.Form = &sdk.FormElicitationCapabilities{}
+			}
+		}
+		o.Capabilities.Elicitation = caps
 		o.ElicitationHandler = s.elicitation
+		o.ElicitationCompleteHandler = s.elicitationComplete
 	}
 	return o
 }
@@ -150,7 +163,13 @@ func (s *server) clientOptions() *sdk.ClientOptions {
 // that servers fall back as they do for clients without the method.
 func (s *server) refuseUnoffered(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		if method == "sampling/createMessage" || (method == "elicitation/create" && s.m.opts.Elicit == nil) {
+		if method == "sampling/createMessage" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
+		}
+		if method == "elicitation/create" && s.m.opts.Elicit == nil && s.m.opts.ElicitURL == nil {
+			if p, ok := req.GetParams().(*sdk.ElicitParams); ok {
+				s.unshown(elicitRequest(s.spec.Name, p))
+			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
 		}
 		return next(ctx, method, req)

@@ -55,8 +55,9 @@ func (askUserQuestionTool) Name() string { return "AskUserQuestion" }
 func (askUserQuestionTool) Description() string {
 	return `Asks the user one to four multiple-choice questions and waits for the answers.
 
-Use it when you need the user's decision to go on: to clear up an ambiguous request, to learn a preference, or to choose between approaches you cannot choose between yourself. Do not use it for questions you can answer by reading the project, or to ask for approval of a plan.
-- Each question has a short header (at most 12 characters) and 2 to 4 distinct options, each with a label and a description of what it implies.
+Use it when you need the user's decision to go on: to clear up an ambiguous request, to learn a preference or requirement, or to choose between approaches you cannot choose between yourself. Do not use it for questions you can answer by reading the project.
+- In plan mode, use it to settle requirements before the plan is final; ask for approval of the plan itself with ExitPlanMode, never with this tool.
+- Each question has a short header (at most 12 characters) and 2 to 4 options that exclude each other (unless multiSelect), each with a label and a description of what it implies.
 - The user can always type an answer of their own instead, so do not add an "Other" option.
 - Set multiSelect when several options may be chosen together.
 - If you recommend an option, put it first and add "(Recommended)" to its label.`

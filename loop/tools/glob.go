@@ -122,7 +122,10 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		ctx:     ctx,
 		descend: g.mayMatchBelow,
 		visit: func(abs, rel string, d fs.DirEntry, _ confine.Path) error {
-			if !g.match(rel) {
+			// Symlinks met during the walk are not listed or followed, as
+			// in ripgrep's default (rg --files without -L); the directory
+			// named as the path may be one.
+			if d.Type()&fs.ModeSymlink != 0 || !g.match(rel) {
 				return nil
 			}
 			if len(matches) >= globMaxCollect {

@@ -94,18 +94,10 @@ func (q *grepQuery) walk(ctx context.Context, env *Env, dirs *confine.Dirs, root
 					return nil
 				}
 			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				// Follow a symlink only to a regular file inside the
-				// session's directories.
-				target, err := dirs.Locate(abs)
-				if err != nil {
-					return nil
-				}
-				if st, err := target.Stat(); err != nil || !st.Mode().IsRegular() {
-					return nil
-				}
-				at = target
-			} else if !d.Type().IsRegular() {
+			// Only regular files: a symlink met during the walk is not
+			// followed, as ripgrep does by default (no -L); one named
+			// as the path is (Run).
+			if !d.Type().IsRegular() {
 				return nil
 			}
 			select {

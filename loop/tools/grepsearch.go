@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -13,13 +15,15 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 const (
 	// grepChunkBytes is how much of a file is searched at a time: files
 	// stream through a buffer of this size, so a file of any size is
 	// searched in bounded memory.
-	grepChunkBytes = 1 << 20
+	grepChunkBytes = 256 << 10
 	// grepMaxLineBytes is the longest line searched; a file with a longer
 	// line is reported as not searched.
 	grepMaxLineBytes = 8 << 20
@@ -66,6 +70,7 @@ func (s *grepSearch) searchAll(ctx context.Context, files <-chan grepFile) []fil
 		go func() {
 			defer wg.Done()
 			var scratch grepScratch
+			defer scratch.close()
 			for f := range files {
 				if ctx.Err() != nil {
 					continue // drain
@@ -84,14 +89,46 @@ func (s *grepSearch) searchAll(ctx context.Context, files <-chan grepFile) []fil
 	return out
 }
 
-// grepScratch is a worker's reusable memory.
+// grepScratch is a worker's reusable memory, and the directory it last
+// opened a file in.
 type grepScratch struct {
 	buf, lowered []byte
+	// in is dirOf opened (confine.Path.OpenDir): files arrive mostly in
+	// directory order, and opening each through its directory's handle
+	// is one lookup where opening it from the top of the session's
+	// directory is one per path element (most of a search's system
+	// time on a big tree).
+	in, dirOf confine.Path
+}
+
+// open opens file through the handle of its directory.
+func (sc *grepScratch) open(file grepFile) (*os.File, error) {
+	dir := file.at.Dir()
+	if dir != sc.dirOf {
+		sc.close()
+		in, err := dir.OpenDir()
+		if err != nil {
+			return file.at.Open()
+		}
+		sc.in, sc.dirOf = in, dir
+	}
+	f, err := sc.in.Join(filepath.Base(file.at.String())).Open()
+	if err != nil {
+		// A symlink named as the path may lead out of its directory:
+		// open it as the session's directories allow.
+		return file.at.Open()
+	}
+	return f, nil
+}
+
+func (sc *grepScratch) close() {
+	sc.in.Close()
+	sc.in, sc.dirOf = confine.Path{}, confine.Path{}
 }
 
 func (s *grepSearch) searchFile(ctx context.Context, file grepFile, scratch *grepScratch) fileHits {
 	h := fileHits{path: file.shown}
-	f, err := file.at.Open()
+	f, err := scratch.open(file)
 	if err != nil {
 		h.skipped = "cannot be read: " + err.Error()
 		return h
@@ -146,8 +183,9 @@ func (s *grepSearch) searchChunks(r io.Reader, h *fileHits, scratch *grepScratch
 				if len(buf) >= grepMaxLineBytes {
 					return errSkip{"has a line longer than " + strconv.Itoa(grepMaxLineBytes>>20) + " MiB"}
 				}
-				buf = append(buf, make([]byte, len(buf))...)
-				carry = len(data)
+				grown := make([]byte, 2*len(buf)) // for this file only
+				carry = copy(grown, data)
+				buf = grown
 				continue
 			}
 		}

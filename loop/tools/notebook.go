@@ -35,7 +35,7 @@ func (notebookEditTool) Name() string { return "NotebookEdit" }
 func (notebookEditTool) Description() string {
 	return `Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb file).
 
-- notebook_path must be an absolute path inside the session's directories.
+- notebook_path must be an absolute path inside the session's directories. Read the notebook first: its JSON shows each cell's id, type and source.
 - Cells are named by their id (cell_id); "cell-N" (N counted from 0) names the N-th cell of a notebook whose cells have no ids.
 - edit_mode replace (the default) rewrites the cell's source; a replaced code cell loses its outputs and execution count.
 - edit_mode insert adds a cell after cell_id, or at the top when cell_id is omitted; cell_type (code or markdown) is required.

@@ -2,8 +2,9 @@ package tools
 
 // Builtin returns the built-in tools in a fixed order: Read, Write, Edit,
 // Bash, Glob, Grep, TodoWrite, Agent, then the later additions of Claude
-// Code's set: NotebookEdit, TaskOutput, TaskStop, AskUserQuestion, WebFetch
-// and Skill. Agent and Skill list no subagent types or skills of a
+// Code's set: NotebookEdit, TaskOutput, TaskStop, AskUserQuestion, WebFetch,
+// WebSearch and Skill (the loop offers WebSearch only when the provider can
+// search the web itself). Agent and Skill list no subagent types or skills of a
 // session; the loop offers NewAgentTool and NewSkillTool in their place.
 // The slice is new on every call.
 func Builtin() []Tool {
@@ -21,6 +22,7 @@ func Builtin() []Tool {
 		taskStopTool{},
 		askUserQuestionTool{},
 		webFetchTool{},
+		webSearchTool{},
 		skillTool{},
 	}
 }

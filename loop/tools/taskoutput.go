@@ -51,8 +51,9 @@ type taskOutputTool struct{}
 func (taskOutputTool) Name() string { return "TaskOutput" }
 
 func (taskOutputTool) Description() string {
-	return `Returns the output of a background task (a Bash command started with run_in_background) and whether it is still running.
+	return `Returns the output of a background task (a Bash command started with run_in_background) and whether it is still running, finished or was stopped.
 
+- task_id is the id Bash returned when it started the task (bash_1, bash_2, ...).
 - Each call returns only the output written since the previous call for that task.
 - By default it waits for the task to finish, up to timeout milliseconds (30000 by default); with block false it answers at once, which suits checking on a server or watcher that never ends.
 - Output longer than 30000 characters is cut to its end, with a note of what was left out.`
@@ -148,7 +149,7 @@ type taskStopTool struct{}
 func (taskStopTool) Name() string { return "TaskStop" }
 
 func (taskStopTool) Description() string {
-	return `Stops a background task (a Bash command started with run_in_background) by its id: its whole process group is killed. Use it for servers and watchers you no longer need; output written before it stopped can still be read with TaskOutput.`
+	return `Stops a background task (a Bash command started with run_in_background) by the id Bash returned: its whole process group is killed, children included. Use it for servers and watchers you no longer need; output written before it stopped can still be read with TaskOutput. Tasks you do not stop end when the session closes.`
 }
 
 func (taskStopTool) Schema() json.RawMessage { return taskStopSpec.schema() }

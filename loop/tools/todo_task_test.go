@@ -103,7 +103,7 @@ func TestRegistry(t *testing.T) {
 		names = append(names, tool.Name())
 	}
 	want := []string{"Read", "Write", "Edit", "Bash", "Glob", "Grep", "TodoWrite", "Agent",
-		"NotebookEdit", "TaskOutput", "TaskStop", "AskUserQuestion", "WebFetch", "Skill"}
+		"NotebookEdit", "TaskOutput", "TaskStop", "AskUserQuestion", "WebFetch", "WebSearch", "Skill"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
@@ -120,7 +120,7 @@ func TestRegistry(t *testing.T) {
 		"Read": KindRead, "Write": KindEdit, "Edit": KindEdit, "Bash": KindExecute,
 		"Glob": KindSearch, "Grep": KindSearch, "TodoWrite": KindThink, "Agent": KindThink,
 		"NotebookEdit": KindEdit, "TaskOutput": KindExecute, "TaskStop": KindExecute,
-		"AskUserQuestion": KindOther, "WebFetch": KindFetch, "Skill": KindThink,
+		"AskUserQuestion": KindOther, "WebFetch": KindFetch, "WebSearch": KindFetch, "Skill": KindThink,
 	}
 	if diff := cmp.Diff(wantKinds, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
@@ -130,7 +130,7 @@ func TestRegistry(t *testing.T) {
 		"Glob": true, "Grep": true, "TodoWrite": true, "Agent": true, "Skill": true,
 		// WebFetch sends data out, so the user is asked per host.
 		"NotebookEdit": false, "TaskOutput": true, "TaskStop": true,
-		"AskUserQuestion": true, "WebFetch": false,
+		"AskUserQuestion": true, "WebFetch": false, "WebSearch": false,
 	}
 	if diff := cmp.Diff(wantRO, readOnly); diff != "" {
 		t.Errorf("read-only (-want +got):\n%s", diff)

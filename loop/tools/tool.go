@@ -171,6 +171,10 @@ type TaskInput struct {
 	Description  string `json:"description" jsonschema:"description=A short (3-5 word) description of the task"`
 	Prompt       string `json:"prompt" jsonschema:"description=The task for the agent to perform"`
 	SubagentType string `json:"subagent_type,omitempty" jsonschema:"description=The type of specialized agent to use for this task"`
+	// Model is set by the loop, never by the model (it is not in the
+	// schema): the `model` field of a `context: fork` command or skill,
+	// which the subagent runs on ("" keeps its type's).
+	Model string `json:"-"`
 }
 
 // Env is the per-call environment the loop provides.
@@ -205,6 +209,9 @@ type Env struct {
 	// Web is how WebFetch reaches the network (nil: the defaults, which
 	// refuse loopback and private addresses).
 	Web *WebOptions
+	// WebSearch runs a web search through the model provider's own search
+	// tool; nil when the provider has none (WebSearch then reports so).
+	WebSearch func(ctx context.Context, in WebSearchInput) (SearchResult, error)
 
 	// OutputLimit caps captured command output in bytes (0: default).
 	OutputLimit int

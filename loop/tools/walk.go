@@ -35,18 +35,29 @@ type walker struct {
 
 // walk walks the directory at, whose absolute path is abs.
 func (w *walker) walk(at confine.Path, abs string, ignores []*ignoreFile) error {
-	err := w.dir(at, abs, "", ignores)
+	err := w.dir(at, at, abs, "", ignores)
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
 	return err
 }
 
-func (w *walker) dir(at confine.Path, abs, rel string, ignores []*ignoreFile) error {
+// dir walks the directory at. near names the same directory from its
+// parent's open handle (confine.Path.OpenDir), so that opening it, and
+// its own subdirectories in turn, is one lookup each rather than one per
+// element of the path; visits get at's children, which stay valid after
+// the walk has left the directory (Grep's workers open them later).
+func (w *walker) dir(at, near confine.Path, abs, rel string, ignores []*ignoreFile) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := at.ReadDir()
+	if in, err := near.OpenDir(); err == nil {
+		defer in.Close()
+		near = in
+	} else {
+		near = at
+	}
+	entries, err := near.ReadDir()
 	if err != nil {
 		return nil // unreadable directories are skipped
 	}
@@ -58,7 +69,7 @@ func (w *walker) dir(at confine.Path, abs, rel string, ignores []*ignoreFile) er
 			break
 		}
 	}
-	if f := loadIgnore(at, abs); f != nil {
+	if f := loadIgnoreNear(near, at, abs); f != nil {
 		ignores = append(ignores[:len(ignores):len(ignores)], f)
 	}
 	for _, e := range entries {
@@ -79,7 +90,7 @@ func (w *walker) dir(at confine.Path, abs, rel string, ignores []*ignoreFile) er
 			if w.descend != nil && !w.descend(childRel) {
 				continue
 			}
-			if err := w.dir(at.Join(name), childAbs, childRel, ignores); err != nil {
+			if err := w.dir(at.Join(name), near.Join(name), childAbs, childRel, ignores); err != nil {
 				return err
 			}
 			continue
@@ -89,4 +100,18 @@ func (w *walker) dir(at confine.Path, abs, rel string, ignores []*ignoreFile) er
 		}
 	}
 	return nil
+}
+
+// loadIgnoreNear reads the directory's .gitignore through near, its own
+// handle, or through at when near refuses it for another reason than
+// its absence (a symlink that leads out of the directory).
+func loadIgnoreNear(near, at confine.Path, dir string) *ignoreFile {
+	data, err := near.Join(".gitignore").ReadFile(maxIgnoreFile)
+	if err != nil && near != at && !errors.Is(err, fs.ErrNotExist) {
+		data, err = at.Join(".gitignore").ReadFile(maxIgnoreFile)
+	}
+	if err != nil {
+		return nil
+	}
+	return parseIgnore(data, dir)
 }

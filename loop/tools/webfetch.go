@@ -34,8 +34,12 @@ type WebOptions struct {
 	// AllowPrivate lets WebFetch reach loopback, private and link-local
 	// addresses (a local documentation server, tests).
 	AllowPrivate bool
-	Timeout      time.Duration
-	MaxRedirects int
+	// AllowPrivateRanges lets WebFetch reach the private addresses in
+	// these ranges only (a docs server at 127.0.0.1:8080, an intranet at
+	// 10.1.0.0/16), the rest staying refused.
+	AllowPrivateRanges []netip.Prefix
+	Timeout            time.Duration
+	MaxRedirects       int
 	// MaxBytes caps how much of a response body is read.
 	MaxBytes int64
 	// MaxChars caps the text returned to the model.
@@ -82,12 +86,12 @@ func (webFetchTool) Description() string {
 	return `Fetches a web page and returns its content as Markdown, for the question in prompt.
 
 - Use it to read documentation, an issue or an article at a URL the user gave or that you found; do not guess URLs.
-- url must be a complete http or https URL. Pages on private, loopback or link-local addresses are refused.
+- url must be a complete http or https URL; prompt says what you want to learn from the page.
+- It reads public pages only: no cookies or credentials are sent, so pages behind a login will not work, and private, loopback and link-local addresses are refused unless the user's configuration allows them. If an MCP tool can fetch pages or reach the service in question (a wiki, an issue tracker), prefer it; for GitHub issues, pull requests and API data, use the gh command through Bash.
 - HTML is turned into Markdown; plain text and JSON are returned as they are; other content types are refused.
 - Long pages are cut, with a marker saying how much was left out.
 - When the URL redirects to another host, the redirect is not followed: you are told where it leads, and can fetch that URL with a new call.
-- No cookies or credentials are sent; pages behind a login will not work.
-- The user may be asked before a host is fetched for the first time.`
+- It changes nothing on disk. The user may be asked before a host is fetched for the first time.`
 }
 
 func (webFetchTool) Schema() json.RawMessage { return webFetchSpec.schema() }
@@ -244,7 +248,7 @@ func fetch(ctx context.Context, u *url.URL, opts WebOptions) (*page, error) {
 func webClient(opts WebOptions) *http.Client {
 	dialer := &net.Dialer{Timeout: opts.Timeout}
 	if !opts.AllowPrivate {
-		dialer.Control = refusePrivate
+		dialer.Control = refusePrivate(opts.AllowPrivateRanges)
 	}
 	transport := &http.Transport{
 		Proxy:               nil,
@@ -274,20 +278,27 @@ func (e privateAddressError) Error() string { return "private address " + e.ip.S
 
 // refusePrivate is a dialer's Control: it runs with the resolved address
 // and refuses loopback, private, link-local, unspecified and multicast
-// ones, IPv4-mapped IPv6 included.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return err
-	}
-	if privateAddr(ip) {
+// ones, IPv4-mapped IPv6 included, except those in allowed.
+func refusePrivate(allowed []netip.Prefix) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return err
+		}
+		if !privateAddr(ip) {
+			return nil
+		}
+		for _, p := range allowed {
+			if p.Contains(ip.Unmap()) {
+				return nil
+			}
+		}
 		return privateAddressError{ip}
 	}
-	return nil
 }
 
 var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT

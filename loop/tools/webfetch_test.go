@@ -119,6 +119,8 @@ func TestWebFetchErrors(t *testing.T) {
 		// The default refuses the loopback server, after resolution.
 		{fetchEnv(t, WebOptions{}), srv.URL + "/page", "refused: the host resolves to a loopback, private or link-local address (127.0.0.1)"},
 		{fetchEnv(t, WebOptions{}), strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/page", "refused"},
+		// An allowed range opens only itself.
+		{fetchEnv(t, WebOptions{AllowPrivateRanges: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}}), srv.URL + "/page", "refused"},
 		{allowed, srv.URL + "/image", "the content type image/png is not text"},
 		{allowed, srv.URL + "/missing", "answered 404 Not Found"},
 		{allowed, srv.URL + "/loop", "stopped after 3 redirects"},
@@ -131,6 +133,16 @@ func TestWebFetchErrors(t *testing.T) {
 		if !res.IsError || !strings.Contains(res.Text, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.url, res.Text, tt.want)
 		}
+	}
+}
+
+// A private range the configuration allows is fetched; the rest of the
+// private space stays refused (TestWebFetchErrors).
+func TestWebFetchAllowedPrivateRange(t *testing.T) {
+	srv := newWebServer(t)
+	env := fetchEnv(t, WebOptions{AllowPrivateRanges: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if res := run(t, env, "WebFetch", map[string]any{"url": srv.URL + "/text", "prompt": "p"}); res.IsError || !strings.Contains(res.Text, "plain <b>text</b>") {
+		t.Errorf("allowed range: %+v", res)
 	}
 }
 

@@ -31,11 +31,12 @@ func TestGeneratedFileIsFresh(t *testing.T) {
 // TestGenerateRefusesWhatItCannotName: a schema the generator would have
 // to guess about is an error, not a silently different file.
 func TestGenerateRefusesWhatItCannotName(t *testing.T) {
-	const enumsOK = `"StopReason":{"oneOf":[{"const":"end_turn"}]},"ToolKind":{"oneOf":[{"const":"read"}]},"ToolCallStatus":{"oneOf":[{"const":"pending"}]}`
+	const enumsOK = `"StopReason":{"oneOf":[{"const":"end_turn"}]},"ToolKind":{"oneOf":[{"const":"read"}]},"ToolCallStatus":{"oneOf":[{"const":"pending"}]},"CompactionStatus":{"anyOf":[{"const":"completed"},{"title":"other","type":"string"}]}`
 	for name, c := range map[string]struct{ schema, wantErr string }{
 		"unknown side":       {`{"$defs":{"X":{"x-method":"x/y","x-side":"editor"},` + enumsOK + `}}`, `unknown x-side "editor"`},
 		"enum gone":          {`{"$defs":{"StopReason":{"oneOf":[{"const":"end_turn"}]},"ToolKind":{"oneOf":[{"const":"read"}]}}}`, "enum ToolCallStatus"},
 		"open enum":          {`{"$defs":{"StopReason":{"oneOf":[{"const":"end_turn"},{"type":"string"}]},"ToolKind":{"oneOf":[{"const":"read"}]},"ToolCallStatus":{"oneOf":[{"const":"pending"}]}}}`, "without a constant"},
+		"open enum gone":     {`{"$defs":{"StopReason":{"oneOf":[{"const":"end_turn"}]},"ToolKind":{"oneOf":[{"const":"read"}]},"ToolCallStatus":{"oneOf":[{"const":"pending"}]}}}`, "enum CompactionStatus"},
 		"not a schema":       {`[]`, "cannot unmarshal"},
 		"well-formed (none)": {`{"$defs":{` + enumsOK + `}}`, ""},
 	} {

@@ -103,9 +103,17 @@ type Layer struct {
 	// Project is set for a file found in the project: its hooks run only
 	// once trusted, and it is read confined (internal/trust.ReadHookFile).
 	Project bool
+	// Managed is set for an administrator's policy file (managed
+	// settings): its hooks run even when the policy allows only managed
+	// hooks, and a disableAllHooks in another file does not stop them.
+	Managed bool
 	// Explicit is set for the file named by the user's cordis.yml: when
 	// it does not exist the bridge registers no hook at all.
 	Explicit bool
+	// Env are NAME=value variables the file's hooks get in their
+	// environment, which the dialect also substitutes in their commands
+	// (a Claude Code plugin's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA).
+	Env []string
 	// Optional is set for a file that usually holds other settings
 	// (Codex's config.toml): without hooks or problems it is not
 	// mentioned by Doctor or Discover.
@@ -132,7 +140,8 @@ type File[H Handler] struct {
 	// Declares is set when the file declares hooks, runnable or not.
 	Declares bool
 	// DisableAll, when set in the file of highest precedence that sets
-	// it, turns every hook of the session on or off (Claude's
-	// disableAllHooks).
+	// it, turns the session's hooks on or off (Claude's disableAllHooks):
+	// in a managed file every hook, in another file every hook but the
+	// managed ones.
 	DisableAll *bool
 }

@@ -16,7 +16,10 @@
 //     skipped hook and every file problem;
 //   - planning: files in layer order, each file's handlers of the event in
 //     configuration order, filtered by the dialect's matcher; a file may
-//     turn every hook off (File.DisableAll);
+//     turn hooks off (File.DisableAll: a managed file every hook, another
+//     every hook but the managed ones), and an administrator's policy
+//     may allow only managed layers (Options.ManagedOnly, also the
+//     /hooks switch policy);
 //   - running: hookproc.RunAll, a few commands per CPU at most, results
 //     in configuration order (identical commands once when Info.Dedup);
 //   - failures: every failed run is logged and recorded as hook/error

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +40,11 @@ type Options struct {
 	// EnvPolicy decides what of cordis's environment hook commands
 	// inherit (nil: proc.DefaultEnvPolicy).
 	EnvPolicy *proc.EnvPolicy
+	// ManagedOnly, when set, reports an administrator's policy that only
+	// managed hooks run (Claude Code's allowManagedHooksOnly): while it
+	// reports true, the hooks of every layer but a Managed one are
+	// skipped. It is asked at every seam call, so it should be cheap.
+	ManagedOnly func() bool
 }
 
 // Engine runs one dialect's hooks on cordis's seams. See the package
@@ -56,6 +62,8 @@ type Engine[H Handler] struct {
 	grace  time.Duration
 	env    *proc.EnvPolicy
 	files  *loader[H]
+	// managedOnly is Options.ManagedOnly (nil: no such policy).
+	managedOnly func() bool
 	// notices remembers the untrusted hooks and the hook-file problems
 	// each session was shown.
 	notices trust.Notices
@@ -74,6 +82,7 @@ func New[H Handler](d Dialect[H], opts Options) *Engine[H] {
 		d: d, info: info, keys: map[hooks.Event]string{},
 		name: opts.Name, prio: opts.Priority, log: opts.Logger, trust: opts.Trust,
 		limit: opts.OutputLimit, grace: opts.Grace, env: opts.EnvPolicy, warned: map[string]string{},
+		managedOnly: opts.ManagedOnly,
 	}
 	if e.name == "" {
 		e.name = info.Guard.Plugin
@@ -112,8 +121,27 @@ func (e *Engine[H]) Register(r hooks.Registrar) {
 		}
 	}
 	for _, s := range e.d.Seams() {
-		r.Register(s.Event, e.Hook(s.Event), hooks.RegisterOptions{Priority: e.prio})
+		r.Register(s.Event, e.Hook(s.Event), hooks.RegisterOptions{Priority: e.prio, Policy: e.switchPolicy})
 	}
+}
+
+// switchPolicy is an administrator's say over /hooks enable and disable:
+// the bridge cannot be switched off while it runs managed hooks, nor on
+// (to no effect) while only managed hooks may run and it has none.
+func (e *Engine[H]) switchPolicy(on bool) string {
+	var managed []string
+	for _, l := range e.d.Layers("") {
+		if f := e.files.load(l); l.Managed && f != nil && f.Declares {
+			managed = append(managed, l.Path)
+		}
+	}
+	switch {
+	case !on && len(managed) > 0:
+		return "it runs your organization's managed hooks (" + strings.Join(managed, ", ") + "), which cannot be switched off; disableAllHooks in your settings turns off the others"
+	case on && len(managed) == 0 && e.managedOnly != nil && e.managedOnly():
+		return "your organization's managed settings allow only managed hooks (allowManagedHooksOnly)"
+	}
+	return ""
 }
 
 // Hook returns the engine's hook on one seam.
@@ -169,7 +197,10 @@ func (e *Engine[H]) plan(in *hooks.Input) plan[H] {
 		file  *File[H]
 	}
 	var files []loaded
-	var disable *bool
+	// disable is the disableAllHooks in effect among the files that are
+	// not managed, disableManaged among the managed ones (files of higher
+	// precedence come later).
+	var disable, disableManaged *bool
 	for _, l := range e.d.Layers(in.Cwd) {
 		f := e.files.load(l)
 		if l.Sibling != "" {
@@ -179,12 +210,21 @@ func (e *Engine[H]) plan(in *hooks.Input) plan[H] {
 			continue
 		}
 		files = append(files, loaded{l, f})
-		if f.DisableAll != nil {
-			disable = f.DisableAll // files of higher precedence come later
+		switch {
+		case f.DisableAll == nil:
+		case l.Managed:
+			disableManaged = f.DisableAll
+		default:
+			disable = f.DisableAll
 		}
 	}
-	if disable != nil && *disable {
+	if disableManaged != nil && *disableManaged {
 		return p
+	}
+	// Only the policy's hooks run when it says so, or when another file
+	// turns hooks off (which cannot turn off the policy's).
+	if (disable != nil && *disable) || e.managedOnly != nil && e.managedOnly() {
+		files = slices.DeleteFunc(files, func(lf loaded) bool { return !lf.layer.Managed })
 	}
 	// Hooks skipped before any turn (SessionStart at session/new), and
 	// problems found then, are reported at the session's first turn,

@@ -44,6 +44,7 @@ func (e *Engine[H]) fileProblems(l Layer, f *File[H]) []string {
 func (e *Engine[H]) Doctor(cwd string) []string {
 	var out []string
 	title := e.info.Guard.Name
+	managedOnly := e.managedOnly != nil && e.managedOnly()
 	for _, l := range e.d.Layers(cwd) {
 		f := e.files.load(l)
 		if f == nil {
@@ -51,11 +52,15 @@ func (e *Engine[H]) Doctor(cwd string) []string {
 		}
 		problems := e.fileProblems(l, f)
 		switch {
+		case managedOnly && !l.Managed && f.Declares:
+			out = append(out, fmt.Sprintf("✗ %s hooks %s: skipped, your organization's managed settings allow only managed hooks (allowManagedHooksOnly)", title, l.Path))
 		case len(problems) > 0:
 			for _, p := range problems {
 				out = append(out, fmt.Sprintf("✗ %s hooks %s", title, p))
 			}
 		case l.Optional && !l.Explicit && !f.Declares:
+		case l.Managed:
+			out = append(out, fmt.Sprintf("✓ %s hooks %s (%d hooks, managed)", title, l.Path, len(f.All)))
 		default:
 			out = append(out, fmt.Sprintf("✓ %s hooks %s (%d hooks)", title, l.Path, len(f.All)))
 		}

@@ -18,7 +18,9 @@
 //
 // # Entries
 //
-// Messages come from context/message events, in log order; the history's
+// Messages come from context/message events, in log order, with the tool
+// outputs a message leaves to the tool/result events before it put back
+// (the log stores each output once); the history's
 // clears, truncations and compactions are not entries (a rendering is
 // append-only, as the writers the loop used to run were). A turn (from
 // turn/start; a subagent's one turn from the hook input) begins just

@@ -111,7 +111,10 @@ type follow struct {
 	held []Entry
 	// usage is a response's usage waiting for the response's message.
 	usage *Entry
-	out   bytes.Buffer // lines not yet written
+	// outputs are tool outputs from tool/result events, by call id, for
+	// the message that names them (toolOutputs: stored once in the log).
+	outputs map[string]string
+	out     bytes.Buffer // lines not yet written
 	// written is set once the file was rendered in this process.
 	written bool
 }

@@ -42,6 +42,17 @@ type (
 		AgentID   string `json:"agentId"`
 		AgentType string `json:"agentType"`
 	}
+	toolResultData struct {
+		ToolCallID string `json:"toolCallId"`
+		Output     string `json:"output"`
+	}
+	// messageData is a message; ToolOutputs names the tool_results whose
+	// text begins with their tool/result event's output, which the log
+	// stores once, there (log version 2, loop/logonce.go).
+	messageData struct {
+		llm.Message
+		ToolOutputs []string `json:"toolOutputs"`
+	}
 )
 
 // configModel is the config option id of the session's model.
@@ -82,11 +93,20 @@ func (ss *session) apply(f *follow, ev sessionlog.Event) {
 	case sessionlog.TypeTurnEnd, sessionlog.TypeTurnRejected:
 		ss.release(f, st.model)
 		f.open = nil
+	case sessionlog.TypeToolResult:
+		if d, ok := decode[toolResultData](ev); ok && d.Output != "" {
+			if f.outputs == nil {
+				f.outputs = map[string]string{}
+			}
+			f.outputs[d.ToolCallID] = d.Output
+		}
 	case sessionlog.TypeMessage:
-		var m llm.Message
-		if json.Unmarshal(ev.Data, &m) != nil {
+		var md messageData
+		if json.Unmarshal(ev.Data, &md) != nil {
 			return
 		}
+		m := withOutputs(md, f.outputs)
+		clear(f.outputs)
 		if f.open != nil {
 			t := *f.open
 			t.Cwd, t.Mode = st.cwd, st.mode
@@ -155,4 +175,18 @@ func (ss *session) render(f *follow, e Entry) {
 func decode[T any](ev sessionlog.Event) (T, bool) {
 	var v T
 	return v, json.Unmarshal(ev.Data, &v) == nil
+}
+
+// withOutputs is the message with the outputs it names put back.
+func withOutputs(md messageData, outputs map[string]string) llm.Message {
+	m := md.Message
+	for _, id := range md.ToolOutputs {
+		for i, b := range m.Content {
+			if b.Type == llm.BlockToolResult && b.ToolUseID == id && len(b.Content) > 0 {
+				b.Content[0].Text = outputs[id] + b.Content[0].Text
+				m.Content[i] = b
+			}
+		}
+	}
+	return m
 }

@@ -138,6 +138,9 @@ func (c *fieldChecker) check(n *yaml.Node, t reflect.Type, path string) *fieldPr
 				slices.Sort(names)
 				return &fieldProblem{line: key.Line, msg: fmt.Sprintf("unknown field %q (%s)", joinPath(path, key.Value), choices(key.Value, names, "valid"))}
 			}
+			if p := checkEnum(value, fields[j], joinPath(path, key.Value)); p != nil {
+				return p
+			}
 			if p := c.check(value, fields[j].typ, joinPath(path, key.Value)); p != nil {
 				return p
 			}
@@ -169,6 +172,19 @@ func (c *fieldChecker) check(n *yaml.Node, t reflect.Type, path string) *fieldPr
 		}
 	}
 	return nil
+}
+
+// checkEnum refuses a value the field's schema does not list, with the
+// nearest allowed one: `defaultMode: acceptedits` would otherwise be
+// taken as written and, say, advertised as a mode the editor's picker
+// does not have. An empty value is the field's default. Types that decode
+// themselves check their own values.
+func checkEnum(n *yaml.Node, f yamlField, path string) *fieldProblem {
+	n = resolveAlias(n)
+	if len(f.enum) == 0 || n.Kind != yaml.ScalarNode || n.Value == "" || decodesItself(derefType(f.typ)) || slices.Contains(f.enum, n.Value) {
+		return nil
+	}
+	return &fieldProblem{line: n.Line, msg: fmt.Sprintf("field %q: %q is not allowed (%s)", path, n.Value, choices(n.Value, f.enum, "valid"))}
 }
 
 // checkMerged checks the value of a "<<" merge key: one mapping or a list of

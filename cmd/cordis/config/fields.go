@@ -13,6 +13,8 @@ import (
 type yamlField struct {
 	name string
 	typ  reflect.Type
+	// enum are the values the field's jsonschema tag allows (none: any).
+	enum []string
 }
 
 // maxInlineDepth stops a struct that inlines a pointer to itself.
@@ -69,7 +71,7 @@ func appendYAMLFields(fields []yamlField, t reflect.Type, requireTags bool, dept
 			}
 			name = strings.ToLower(f.Name)
 		}
-		fields = append(fields, yamlField{name: name, typ: f.Type})
+		fields = append(fields, yamlField{name: name, typ: f.Type, enum: schemaEnum(f.Tag.Get("jsonschema"))})
 	}
 	return fields, nil
 }
@@ -130,4 +132,16 @@ func validateConfigType(t reflect.Type, stack []reflect.Type) error {
 		return fmt.Errorf("%s cannot be configured from YAML", t)
 	}
 	return nil
+}
+
+// schemaEnum reads the enum=… values of a jsonschema struct tag, which the
+// schema advertises, so that the loader holds a file to the same list.
+func schemaEnum(tag string) []string {
+	var values []string
+	for _, part := range strings.Split(tag, ",") {
+		if v, ok := strings.CutPrefix(part, "enum="); ok {
+			values = append(values, v)
+		}
+	}
+	return values
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -20,9 +21,11 @@ const (
 	// at once) or "noisy" (normal, but each answer follows lines that are
 	// not MCP messages: not JSON, JSON that is no JSON-RPC message, and an
 	// answer to a request never made), "elicit" (normal, plus the tools
-	// ask, ask_bad and caps: ask sends elicitation/create and returns the
-	// answer, ask_bad sends a malformed one, caps returns the client's
-	// initialize capabilities).
+	// ask, ask_url, ask_bad and caps: ask sends elicitation/create and
+	// returns the answer, ask_url does so in URL mode and, once accepted,
+	// notifies its completion (and that of an id never asked), ask_bad
+	// sends a malformed one, caps returns the client's initialize
+	// capabilities).
 	EnvMode = "CORDIS_MCPTEST_MODE"
 	// EnvPIDFile names a file the server appends its pid to (and the pid
 	// of its child, with EnvChild).
@@ -240,6 +243,7 @@ func (s *stdioServer) toolList() []any {
 	if s.elicit {
 		list = append(list,
 			map[string]any{"name": "ask", "description": "Asks the user through elicitation/create.", "inputSchema": schema(map[string]any{"message": str})},
+			map[string]any{"name": "ask_url", "description": "Asks the user to open a URL (elicitation/create in URL mode).", "inputSchema": schema(map[string]any{"url": str})},
 			map[string]any{"name": "ask_bad", "description": "Sends a malformed elicitation/create.", "inputSchema": schema(map[string]any{})},
 			map[string]any{"name": "caps", "description": "Returns the client's capabilities.", "inputSchema": schema(map[string]any{})})
 	}
@@ -308,6 +312,24 @@ func (s *stdioServer) call(m message) {
 			"name":  map[string]any{"type": "string", "title": "Name"},
 			"count": map[string]any{"type": "integer", "minimum": 1},
 		}, "name")}))}, false)
+	case "ask_url":
+		u := p.Arguments["url"]
+		if u == "" {
+			u = "https://auth.example.test/connect?state=mcptest"
+		}
+		s.mu.Lock()
+		id := fmt.Sprintf("connect-%d", s.nextID+1)
+		s.mu.Unlock()
+		answer := s.ask(map[string]any{"mode": "url", "message": "Connect your account", "url": u, "elicitationId": id})
+		if strings.Contains(answer, `"accept"`) {
+			// The user finished on the page: the completion goes out
+			// before the result, and one for an id never asked, which the
+			// client must ignore.
+			for _, done := range []string{"never-asked", id} {
+				s.write(map[string]any{"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": map[string]any{"elicitationId": done}})
+			}
+		}
+		result([]any{text(answer)}, false)
 	case "ask_bad":
 		result([]any{text(s.ask(map[string]any{"message": "Bad schema", "requestedSchema": "not an object"}))}, false)
 	case "caps":
