@@ -42,6 +42,8 @@ type ContentBlock struct {
 	// resource
 	Resource    *EmbeddedResource `json:"resource,omitempty"`
 	Annotations *Annotations      `json:"annotations,omitempty"`
+	// encoded is Text's JSON encoding when known (EncodedTextBlock).
+	encoded *encodedText
 }
 
 // MarshalJSON keeps `text` present on text blocks even when empty (the
@@ -240,7 +242,14 @@ type SessionNotification struct {
 }
 
 func (n SessionNotification) MarshalJSON() ([]byte, error) {
-	body, err := json.Marshal(n.Update)
+	var body []byte
+	var err error
+	if u, ok := n.Update.(ToolCallUpdate); ok {
+		// By hand: tool outputs are the bulk of the frames (rawtext.go).
+		body, err = appendToolCallUpdate(nil, u)
+	} else {
+		body, err = json.Marshal(n.Update)
+	}
 	if err != nil {
 		return nil, err
 	}

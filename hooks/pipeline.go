@@ -31,8 +31,8 @@ import (
 //     the updated input; the last one wins. ReplaceResult (modify result)
 //     likewise replaces in.ToolOutput (and ToolResponse or Error); System
 //     and Tools replace in.Request's, and the last one wins.
-//   - AdditionalContext, SystemMessages, SystemContext, ShellEnv and ToolResults
-//     are concatenated in hook order.
+//   - AdditionalContext, SystemMessages, SystemContext, ShellEnv,
+//     ToolResults and UpdatedPermissions are concatenated in hook order.
 //   - Skip (skip the rest) ends the pipeline after the hook that set it.
 //
 // A hook that returns an error or panics is recorded as hook/error and
@@ -348,26 +348,27 @@ type hookErrorData struct {
 // decisionLogData is a Decision as the session log shows it: empty fields
 // left out, tool specs by name only.
 type decisionLogData struct {
-	Permission        Permission      `json:"permission,omitempty"`
-	Block             bool            `json:"block,omitempty"`
-	Reason            string          `json:"reason,omitempty"`
-	UpdatedInput      json.RawMessage `json:"updatedInput,omitempty"`
-	ReplaceResult     *string         `json:"replaceResult,omitempty"`
-	AdditionalContext []string        `json:"additionalContext,omitempty"`
-	SystemMessages    []string        `json:"systemMessages,omitempty"`
-	StopTurn          bool            `json:"stopTurn,omitempty"`
-	StopReason        string          `json:"stopReason,omitempty"`
-	Skip              bool            `json:"skip,omitempty"`
-	SystemContext     []string        `json:"systemContext,omitempty"`
-	System            []string        `json:"system,omitempty"`
-	Tools             []string        `json:"tools,omitempty"`
-	ToolResults       []ToolResult    `json:"toolResults,omitempty"`
-	Compact           bool            `json:"compact,omitempty"`
+	Permission        Permission         `json:"permission,omitempty"`
+	Block             bool               `json:"block,omitempty"`
+	Reason            string             `json:"reason,omitempty"`
+	UpdatedInput      json.RawMessage    `json:"updatedInput,omitempty"`
+	UpdatedPerms      []PermissionUpdate `json:"updatedPermissions,omitempty"`
+	ReplaceResult     *string            `json:"replaceResult,omitempty"`
+	AdditionalContext []string           `json:"additionalContext,omitempty"`
+	SystemMessages    []string           `json:"systemMessages,omitempty"`
+	StopTurn          bool               `json:"stopTurn,omitempty"`
+	StopReason        string             `json:"stopReason,omitempty"`
+	Skip              bool               `json:"skip,omitempty"`
+	SystemContext     []string           `json:"systemContext,omitempty"`
+	System            []string           `json:"system,omitempty"`
+	Tools             []string           `json:"tools,omitempty"`
+	ToolResults       []ToolResult       `json:"toolResults,omitempty"`
+	Compact           bool               `json:"compact,omitempty"`
 }
 
 func logDecision(d Decision) decisionLogData {
 	out := decisionLogData{
-		Permission: d.Permission, Block: d.Block, Reason: d.Reason, UpdatedInput: d.UpdatedInput,
+		Permission: d.Permission, Block: d.Block, Reason: d.Reason, UpdatedInput: d.UpdatedInput, UpdatedPerms: d.UpdatedPermissions,
 		ReplaceResult: d.ReplaceResult, AdditionalContext: d.AdditionalContext, SystemMessages: d.SystemMessages,
 		StopTurn: d.StopTurn, StopReason: d.StopReason, Skip: d.Skip, SystemContext: d.SystemContext,
 		System: d.System, ToolResults: d.ToolResults, Compact: d.Compact,
@@ -456,6 +457,7 @@ func (m *merger) add(d Decision, in *Input) {
 	out.SystemContext = append(out.SystemContext, d.SystemContext...)
 	out.ShellEnv = append(out.ShellEnv, d.ShellEnv...)
 	out.ToolResults = append(out.ToolResults, d.ToolResults...)
+	out.UpdatedPermissions = append(out.UpdatedPermissions, d.UpdatedPermissions...)
 }
 
 // withSystem and withTools copy the request header so that the caller's

@@ -23,8 +23,12 @@ const (
 	SubagentStart      Event = "SubagentStart"
 	SubagentStop       Event = "SubagentStop"
 	PreCompact         Event = "PreCompact"
+	PostCompact        Event = "PostCompact"
 	SessionEnd         Event = "SessionEnd"
 	Notification       Event = "Notification"
+	// Interrupt is Codex's: the user cancelled a running turn. Claude
+	// Code has no such event.
+	Interrupt Event = "Interrupt"
 
 	// The in-process seams below have no Claude Code or Codex equivalent:
 	// only Go hooks (built-ins) register on them, and bridges never render
@@ -98,9 +102,15 @@ type Input struct {
 	SessionLogPath string `json:"-"`
 	AgentLogPath   string `json:"-"`
 
-	// PreCompact: manual | auto.
+	// PreCompact, PostCompact: manual | auto.
 	Trigger            string `json:"trigger,omitempty"`
 	CustomInstructions string `json:"custom_instructions,omitempty"`
+	// PostCompact: the summary that replaced the conversation.
+	CompactSummary string `json:"compact_summary,omitempty"`
+	// PermissionRequest: what the user could grant instead of answering
+	// once (the "Always allow" rule the editor offers, a mode), as Claude
+	// Code suggests it to its hooks.
+	PermissionSuggestions []PermissionUpdate `json:"permission_suggestions,omitempty"`
 	// SessionEnd.
 	Reason string `json:"reason,omitempty"`
 	// Notification.
@@ -207,6 +217,9 @@ type Decision struct {
 	Reason string
 	// UpdatedInput replaces the tool input (PreToolUse, PermissionRequest).
 	UpdatedInput json.RawMessage
+	// UpdatedPermissions (PermissionRequest, with Allow) are permission
+	// changes the hook grants with its answer, in hook order.
+	UpdatedPermissions []PermissionUpdate
 	// ReplaceResult, when non-nil, replaces the tool result the model sees
 	// (PostToolUse).
 	ReplaceResult *string
@@ -215,7 +228,8 @@ type Decision struct {
 	// SystemMessages are shown to the user, not the model.
 	SystemMessages []string
 	// StopTurn ends the turn at once (`continue: false`), with
-	// StopReason shown to the user.
+	// StopReason shown to the user. On PostCompact the compaction stands
+	// and the turn ends after it.
 	StopTurn   bool
 	StopReason string
 
@@ -245,6 +259,23 @@ type Decision struct {
 	// Compact (LLMResponse and others) asks for the conversation to be
 	// compacted; the loop records the request as a notice.
 	Compact bool
+}
+
+// PermissionUpdate is a change of the session's permissions, in Claude
+// Code's terms: a PermissionRequest suggestion, or what a hook's answer
+// grants (Decision.UpdatedPermissions).
+type PermissionUpdate struct {
+	// Type is "addRules" or "setMode".
+	Type string `json:"type"`
+	// Rules are permission rules in Claude Code's syntax (`Bash(npm
+	// test:*)`), with Behavior allow, deny or ask (addRules).
+	Rules    []string `json:"rules,omitempty"`
+	Behavior string   `json:"behavior,omitempty"`
+	// Mode is the permission mode to switch to (setMode).
+	Mode string `json:"mode,omitempty"`
+	// Destination is where the change is kept: "session", or a settings
+	// file ("localSettings", "projectSettings", "userSettings").
+	Destination string `json:"destination"`
 }
 
 // ToolResult is a tool call result supplied by a ProcessToolCalls hook.

@@ -104,6 +104,11 @@ type Config struct {
 	// problems). They join the editor's servers; the editor's win a name
 	// clash, and the editor is told.
 	SetupMCP func(cwd string) (servers []mcp.Spec, notices []string)
+	// MCPPolicy, when set, is an administrator's say over the editor's
+	// MCP servers: it returns why one may not start ("" when it may).
+	// Such a server is left out and the editor told. (SetupMCP applies
+	// the same policy to the setup's servers itself.)
+	MCPPolicy func(mcp.Spec) string
 	// Web tunes WebFetch (nil: its defaults, which refuse loopback and
 	// private addresses).
 	Web *tools.WebOptions

@@ -59,9 +59,11 @@ const (
 
 // compact replaces the whole history with a model-written summary
 // (/compact, and the compaction a hook asked for once a turn ended).
-// PreCompact may refuse; SessionStart(compact) runs after it.
+// PreCompact may refuse; PostCompact and SessionStart(compact) run after
+// it. A PostCompact `continue: false` has nothing left to stop: the turn
+// ends with the compaction anyway.
 func (s *Session) compact(ctx context.Context, turnID, instructions, trigger string) acp.StopReason {
-	if s.runCompaction(ctx, compactJob{turnID: turnID, trigger: trigger, instructions: instructions}) == compactCancelled {
+	if out, _ := s.runCompaction(ctx, compactJob{turnID: turnID, trigger: trigger, instructions: instructions}); out == compactCancelled {
 		return acp.StopCancelled
 	}
 	return acp.StopEndTurn
@@ -71,14 +73,33 @@ func (s *Session) compact(ctx context.Context, turnID, instructions, trigger str
 // running turn's latest messages) with a model-written summary. The
 // editor sees it as a compaction_update where it takes them, else as
 // text; the session log records it so that a load rebuilds the same
-// history and shows the same thing.
-func (s *Session) runCompaction(ctx context.Context, job compactJob) compactOutcome {
+// history and shows the same thing. After a compaction, post is the
+// merged decision of the PostCompact hooks (its StopTurn asks to end the
+// turn); otherwise it is the zero Decision.
+func (s *Session) runCompaction(ctx context.Context, job compactJob) (out compactOutcome, post hooks.Decision) {
 	d := s.runHook(ctx, &hooks.Input{Event: hooks.PreCompact, TurnID: job.turnID, Trigger: job.trigger, CustomInstructions: job.instructions})
 	s.showSystemMessages(ctx, d)
 	if d.Block || d.StopTurn {
 		s.say(ctx, "Compaction was blocked by a hook: "+cmp.Or(d.Reason, d.StopReason, "no reason given"))
-		return compactSkipped
+		return compactSkipped, hooks.Decision{}
 	}
+	out, summary := s.summarize(ctx, job)
+	if out != compacted {
+		return out, hooks.Decision{}
+	}
+	// PostCompact (Claude Code v2.1.76, Codex): hooks see the summary that
+	// now stands for the conversation; they only observe (their messages
+	// are shown to the user), except Codex's `continue: false`.
+	post = s.runHook(ctx, &hooks.Input{Event: hooks.PostCompact, TurnID: job.turnID, Trigger: job.trigger, CompactSummary: summary})
+	s.showSystemMessages(ctx, post)
+	s.queueSessionStart(ctx, "compact")
+	return compacted, post
+}
+
+// summarize does the compaction itself once PreCompact let it: the
+// summary request, the history replaced, the log and the editor told. It
+// returns the summary when it compacted.
+func (s *Session) summarize(ctx context.Context, job compactJob) (compactOutcome, string) {
 	s.mu.Lock()
 	history := slices.Clone(s.history)
 	model := s.model
@@ -88,13 +109,13 @@ func (s *Session) runCompaction(ctx context.Context, job compactJob) compactOutc
 	if job.midTurn {
 		var ok bool
 		if keep, ok = keptTail(history, job.turnStart, s.agent.inputLimit(info)/4); !ok {
-			return compactSkipped
+			return compactSkipped, ""
 		}
 	}
 	older := history[:len(history)-keep]
 	if len(older) == 0 {
 		s.say(ctx, "Nothing to compact yet.")
-		return compactSkipped
+		return compactSkipped, ""
 	}
 	id := s.nextCompactionID()
 	if s.agent.client.Capabilities().Compaction() {
@@ -120,10 +141,10 @@ func (s *Session) runCompaction(ctx context.Context, job compactJob) compactOutc
 	if err != nil {
 		if ctx.Err() != nil {
 			s.compactionFailed(context.WithoutCancel(ctx), compactionFailedNotice{Kind: "compactionFailed", ID: id, Status: acp.CompactionCancelled, Error: "The compaction was cancelled; the conversation is unchanged."})
-			return compactCancelled
+			return compactCancelled, ""
 		}
 		s.compactionFailed(ctx, compactionFailedNotice{Kind: "compactionFailed", ID: id, Status: acp.CompactionFailed, Error: "Compaction failed, the conversation is unchanged: " + explainModelError(err)})
-		return compactFailed
+		return compactFailed, ""
 	}
 	// The summary call is billed like any other: it counts in /status,
 	// /budget and budget-check, and load rebuilds it from the log.
@@ -138,7 +159,7 @@ func (s *Session) runCompaction(ctx context.Context, job compactJob) compactOutc
 	if text == "" {
 		s.usage.add(resp.Usage, cmp.Or(resp.Model, model))
 		s.compactionFailed(ctx, compactionFailedNotice{Kind: "compactionFailed", ID: id, Status: acp.CompactionFailed, Error: "Compaction failed: the model returned no summary; the conversation is unchanged."})
-		return compactFailed
+		return compactFailed, ""
 	}
 	tail := history[len(history)-keep:]
 	s.mu.Lock()
@@ -153,8 +174,7 @@ func (s *Session) runCompaction(ctx context.Context, job compactJob) compactOutc
 	ev := compactionEvent{ID: id, Summary: text, MessagesBefore: len(history), Kept: keep, Trigger: job.trigger, Instructions: job.instructions, Reason: job.reason}
 	s.record(ev)
 	s.notify(ctx, s.compactionShown(ev))
-	s.queueSessionStart(ctx, "compact")
-	return compacted
+	return compacted, text
 }
 
 // compactionFailed records a compaction that did not happen and shows it.
@@ -439,9 +459,14 @@ func (r *runner) fitContext(ctx context.Context) (cancelledNow bool) {
 // the runner up to go on: the turn now starts after the summary, and the
 // context SessionStart(compact) gave goes into the history.
 func (r *runner) compactMidTurn(ctx context.Context, reason string) compactOutcome {
-	out := r.s.runCompaction(ctx, compactJob{turnID: r.turnID, trigger: "auto", midTurn: true, turnStart: r.turnStart, reason: reason})
+	out, post := r.s.runCompaction(ctx, compactJob{turnID: r.turnID, trigger: "auto", midTurn: true, turnStart: r.turnStart, reason: reason})
 	if out != compacted {
 		return out
+	}
+	if post.StopTurn && !r.stopped {
+		// A PostCompact `continue: false`: the turn ends before its next
+		// request (step sees r.stopped).
+		r.stopped, r.stopReason = true, post.StopReason
 	}
 	r.turnStart = 1
 	var blocks []llm.Block

@@ -49,6 +49,7 @@ func (s *Session) toolEnv(ctx context.Context, r *runner, toolCallID string) *to
 	if s.servesWebSearch() {
 		env.WebSearch = r.webSearch
 	}
+	env.AskAboutPage = r.askAboutPage()
 	if caps.FS.ReadTextFile && caps.FS.WriteTextFile {
 		env.FS = clientFS{c: s.agent.client, sessionID: s.id}
 	}

@@ -105,13 +105,11 @@ func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay
 			s.notify(ctx, u)
 		}
 	}}
-	var tally toolTally
 	for _, ev := range events {
 		rs.apply(ev)
-		tally.apply(ev)
 	}
 	if restoreStats := s.agent.cfg.RestoreToolStats; restoreStats != nil {
-		restoreStats(s.id, tally.stats())
+		restoreStats(s.id, rs.tally.stats())
 	}
 	// Text a crash cut off mid-stream is the end of the conversation.
 	if text := rs.takeStreamed(); text != "" {
@@ -152,6 +150,8 @@ type restorer struct {
 	// outputs are the logged tool outputs a later message may name
 	// (logonce.go), by call id, until it does.
 	outputs map[string]string
+	// tally counts the tool calls from the events as apply decodes them.
+	tally toolTally
 }
 
 // apply restores one event: the history, what the editor is shown, and the
@@ -181,8 +181,11 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		if t, ok := decodeEvent[agentTextEvent](ev); ok {
 			rs.show(acp.AgentMessageChunk{Content: acp.TextBlock(t.Text)})
 		}
+	case sessionlog.TypePermission:
+		rs.tally.permission(ev)
 	case sessionlog.TypeToolCall:
 		if t, ok := decodeEvent[toolCallEvent](ev); ok {
+			rs.tally.call(t.ToolCallID, t.Name)
 			rs.unanswered = append(rs.unanswered, t.ToolCallID)
 			if t.Quiet {
 				rs.quiet[t.ToolCallID] = true
@@ -191,11 +194,13 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 			rs.show(acp.ToolCall{ToolCallID: t.ToolCallID, Title: t.Title, Kind: t.Kind, Status: acp.ToolStatusPending, Locations: t.Locations, RawInput: rawOrEmpty(t.Input)})
 		}
 	case sessionlog.TypeToolResult:
-		if t, ok := decodeEvent[toolResultLogEvent](ev); ok {
+		t, encodedOutput, ok := decodeToolResult(ev.Data)
+		rs.tally.result(ev, t.toolResultEvent, ok)
+		if ok {
 			rs.unanswered = slices.DeleteFunc(rs.unanswered, func(id string) bool { return id == t.ToolCallID })
 			rs.outputs[t.ToolCallID] = t.Output
 			if !rs.quiet[t.ToolCallID] {
-				rs.show(acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status, Content: replayContent(t.toolResultEvent)})
+				rs.show(replayedResult(t.toolResultEvent, encodedOutput))
 			}
 		}
 	case sessionlog.TypePlan:
@@ -246,13 +251,28 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 	}
 }
 
+// replayedResult is the tool_call_update that shows a logged result
+// again; encodedOutput is its output's JSON text when the log holds it
+// as json.Marshal writes it (decodeToolResult).
+func replayedResult(t toolResultEvent, encodedOutput string) acp.ToolCallUpdate {
+	u := acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status}
+	if t.Content == nil && encodedOutput != "" {
+		// The output logged once, as the card's text: its JSON text
+		// goes into the frame as it is.
+		u.Content = []acp.ToolCallContent{{Type: "content", Content: new(acp.EncodedTextBlock(t.Output, encodedOutput))}}
+	} else {
+		u.Content = replayContent(t)
+	}
+	return u
+}
+
 // restoredContext is the context a logged response left, as bill
 // counted it when it was live: a compaction's summary is the whole
-// context after it, and a web search's side call leaves the context as
-// it was (used).
+// context after it, and the side call of a web search or of WebFetch's
+// prompt leaves the context as it was (used).
 func restoredContext(ev sessionlog.Event, u llm.Usage, used int) int {
 	if c, ok := decodeEvent[compactionResponseEvent](ev); ok && c.Purpose != "" {
-		if c.Purpose == sideCallWebSearch {
+		if sideCallKeepsContext(c.Purpose) {
 			return used
 		}
 		return u.OutputTokens

@@ -1,6 +1,7 @@
 package loop_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordis-agent/cordis/loop"
 	"github.com/cordis-agent/cordis/sessionlog"
@@ -69,6 +71,8 @@ func benchLog(b *testing.B, events int) (state, sid, cwd string) {
 			b.Fatal(err)
 		}
 		if bytes.Count(data, []byte("\n")) >= events {
+			// Closed, so that the log is not locked when it is loaded.
+			e.call(b, "session/close", map[string]any{"sessionId": sid})
 			return state, sid, cwd
 		}
 	}
@@ -77,7 +81,8 @@ func benchLog(b *testing.B, events int) (state, sid, cwd string) {
 // BenchmarkLoadSession measures session/load of a 10,000-event log
 // written by real turns (a Read tool call and an answer per prompt):
 // reading the log, rebuilding the history and replaying it to the editor
-// as session/update frames, up to the {} response.
+// as session/update frames, up to the {} response. load/decode is its
+// time over a plain decode of the same log (plainDecode).
 func BenchmarkLoadSession(b *testing.B) {
 	state, sid, cwd := benchLog(b, 10000)
 	files := []string{sessionlog.Path(state, sid)}
@@ -91,6 +96,7 @@ func BenchmarkLoadSession(b *testing.B) {
 	}
 	provider := benchProvider(b, func([]byte) []byte { return nil })
 	hooks := builtinHooks(b)
+	var load, decode time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -101,6 +107,33 @@ func BenchmarkLoadSession(b *testing.B) {
 		e := startBench(b, loop.Config{Provider: provider, Model: "claude-test", StateDir: state, Hooks: hooks})
 		e.call(b, "initialize", map[string]any{"protocolVersion": 1})
 		b.StartTimer()
+		start := time.Now()
 		e.call(b, "session/load", map[string]any{"sessionId": sid, "cwd": cwd, "mcpServers": []any{}})
+		load += time.Since(start)
+		b.StopTimer()
+		e.call(b, "session/close", map[string]any{"sessionId": sid})
+		decode += plainDecode(b, files[0])
+		b.StartTimer()
 	}
+	b.ReportMetric(float64(load)/float64(decode), "load/decode")
+}
+
+// plainDecode is the yardstick session/load is measured against (issue
+// 23): the time to read the log at path and json.Unmarshal each of its
+// lines into an any.
+func plainDecode(b *testing.B, path string) time.Duration {
+	start := time.Now()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, sessionlog.MaxLineSize)
+	for sc.Scan() {
+		var v any
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start)
 }

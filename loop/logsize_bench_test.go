@@ -1,8 +1,6 @@
 package loop_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -74,20 +72,7 @@ func BenchmarkLogPerToolByte(b *testing.B) {
 		resume += time.Since(start)
 		e.call(b, "session/close", map[string]any{"sessionId": sid})
 
-		start = time.Now()
-		data, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, sessionlog.MaxLineSize)
-		for sc.Scan() {
-			var v any
-			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-				b.Fatal(err)
-			}
-		}
-		decode += time.Since(start)
+		decode += plainDecode(b, path)
 	}
 	b.ReportMetric(float64(len(pristine))/float64(turns*len(output)), "logB/toolB")
 	b.ReportMetric(float64(disk)/float64(turns*len(output)), "sessionsB/toolB")

@@ -204,10 +204,22 @@ func (s *Session) mcpDoctor() []string {
 // name clash; what the setup says (servers waiting for approval, a
 // clash) is told the editor once the session is open.
 func (s *Session) withSetupMCP(editor []mcp.Spec) []mcp.Spec {
+	var refused []string
+	if policy := s.agent.cfg.MCPPolicy; policy != nil {
+		editor = slices.DeleteFunc(slices.Clone(editor), func(sp mcp.Spec) bool {
+			why := policy(sp)
+			if why != "" {
+				refused = append(refused, fmt.Sprintf("The editor's MCP server %q is not started: %s.", sp.Name, why))
+			}
+			return why != ""
+		})
+	}
 	if s.agent.cfg.SetupMCP == nil {
+		s.noteStartup(refused)
 		return editor
 	}
 	extra, notices := s.agent.cfg.SetupMCP(s.cwd)
+	notices = append(refused, notices...)
 	specs := editor
 	for _, sp := range extra {
 		if slices.ContainsFunc(editor, func(e mcp.Spec) bool { return e.Name == sp.Name }) {
@@ -219,10 +231,15 @@ func (s *Session) withSetupMCP(editor []mcp.Spec) []mcp.Spec {
 		}
 		specs = append(specs, sp)
 	}
+	s.noteStartup(notices)
+	return specs
+}
+
+// noteStartup keeps notices to tell the editor once the session is open.
+func (s *Session) noteStartup(notices []string) {
 	if len(notices) > 0 {
 		s.mu.Lock()
 		s.startupNotices = append(s.startupNotices, notices...)
 		s.mu.Unlock()
 	}
-	return specs
 }

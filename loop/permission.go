@@ -95,23 +95,25 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 		return v
 	}
 
-	pd := r.hook(ctx, &hooks.Input{Event: hooks.PermissionRequest, ToolName: t.Name(), ToolUseID: id, ToolInput: input})
+	scope, scoped := permrules.ScopeOf(t.Name(), input, s.cwd)
+	saves := s.agent.cfg.SavePermissionRule != nil
+	// A policy that allows only its own rules offers no "Always allow".
+	always := !userOnly && !s.settings.NoAlwaysAllow
+	pd := r.hook(ctx, &hooks.Input{Event: hooks.PermissionRequest, ToolName: t.Name(), ToolUseID: id, ToolInput: input,
+		PermissionSuggestions: permissionSuggestions(t, mode, scope, scoped && always, saves)})
 	switch {
 	case pd.Permission == hooks.Allow && !userOnly:
 		v.Allowed, v.Source, v.UpdatedInput = true, "permission-hook", pd.UpdatedInput
+		r.grantPermissions(ctx, pd.UpdatedPermissions, always, saves)
 		return v
 	case pd.Permission == hooks.Deny:
 		v.Source, v.Message = "permission-hook", "Denied by a PermissionRequest hook: "+cmp.Or(pd.Reason, "no reason given")
 		return v
 	}
 
-	scope, scoped := permrules.ScopeOf(t.Name(), input, s.cwd)
-	saves := s.agent.cfg.SavePermissionRule != nil
-	// A policy that allows only its own rules offers no "Always allow".
-	always := !userOnly && !s.settings.NoAlwaysAllow
 	options := permissionOptions(scope, scoped, saves && always, always)
 	req := acp.ToolCallUpdate{ToolCallID: id, Title: shown.desc.Title, Kind: shown.kind, Status: acp.ToolStatusPending,
-		Locations: convertLocations(shown.desc.Locations), RawInput: input,
+		Locations: convertLocations(shown.desc.Locations), RawInput: shownInput(input),
 		Content: r.permissionContent(ctx, t, env, input, shown.desc, pre, userOnly)}
 	stopNotify := s.notifyLater(ctx, s.agent.cfg.PermissionNotifyAfter, "permission_prompt", "cordis needs your permission to use "+t.Name())
 	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{

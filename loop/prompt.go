@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
@@ -68,12 +69,38 @@ func (s *Session) prompt(ctx context.Context, blocks []acp.ContentBlock) (acp.St
 		s.mu.Unlock()
 	}()
 	reason, err := s.modelTurn(ctx, turnID, content, text, template, templateArgs, opts)
+	if reason == acp.StopCancelled {
+		s.interrupted(ctx, turnID)
+	}
 	s.record(turnEndEvent{TurnID: turnID, StopReason: reason})
 	s.armIdle(ctx)
 	if err != nil {
 		return "", err
 	}
 	return reason, nil
+}
+
+// interruptHookLimit bounds the Interrupt hooks of a cancelled turn: the
+// editor waits for the prompt's answer meanwhile. (Codex gives each
+// Interrupt hook 1 s by default and 3 s at most; the bridge enforces that.)
+const interruptHookLimit = 5 * time.Second
+
+// interrupted runs the Interrupt seam (Codex's event) for a turn the user
+// cancelled while it ran, before the cancelled prompt is answered. Its
+// hooks only observe; they run on a context of their own, since the
+// turn's is already cancelled. A session being closed runs SessionEnd
+// instead.
+func (s *Session) interrupted(ctx context.Context, turnID string) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptHookLimit)
+	defer cancel()
+	d := s.runHook(hctx, &hooks.Input{Event: hooks.Interrupt, TurnID: turnID})
+	s.showSystemMessages(hctx, d)
 }
 
 // modelTurn runs a turn that reaches the model: UserPromptSubmit, the

@@ -129,6 +129,8 @@ func TestCompactReplacesHistoryAndFiresSeams(t *testing.T) {
 		switch in.Event {
 		case hooks.PreCompact:
 			events = append(events, "PreCompact:"+in.Trigger)
+		case hooks.PostCompact:
+			events = append(events, "PostCompact:"+in.Trigger+":"+in.CompactSummary)
 		case hooks.SessionStart:
 			events = append(events, "SessionStart:"+in.Source)
 		}
@@ -148,7 +150,7 @@ func TestCompactReplacesHistoryAndFiresSeams(t *testing.T) {
 	if strings.Contains(string(after), "first question") || !strings.Contains(string(after), "SUMMARY: user asked a question") {
 		t.Fatalf("history after compaction: %s", after)
 	}
-	if got := strings.Join(events, ","); got != "SessionStart:startup,PreCompact:manual,SessionStart:compact" {
+	if got := strings.Join(events, ","); got != "SessionStart:startup,PreCompact:manual,PostCompact:manual:SUMMARY: user asked a question,SessionStart:compact" {
 		t.Fatalf("seams = %s", got)
 	}
 }

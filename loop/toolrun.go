@@ -45,13 +45,15 @@ func (r *runner) runTools(ctx context.Context, step int, uses []llm.Block) []llm
 
 // toolEvent is the log record of a tool call: what load replays.
 type toolEvent struct {
-	ToolCallID string                 `json:"toolCallId"`
-	Name       string                 `json:"name"`
-	Title      string                 `json:"title"`
-	Kind       acp.ToolKind           `json:"kind"`
-	Input      json.RawMessage        `json:"input,omitempty"`
-	Locations  []acp.ToolCallLocation `json:"locations,omitempty"`
-	AgentID    string                 `json:"agentId,omitempty"`
+	ToolCallID string       `json:"toolCallId"`
+	Name       string       `json:"name"`
+	Title      string       `json:"title"`
+	Kind       acp.ToolKind `json:"kind"`
+	// Input is the input as the editor was shown it (shownInput: a large
+	// one cut); the model's message holds it whole.
+	Input     json.RawMessage        `json:"input,omitempty"`
+	Locations []acp.ToolCallLocation `json:"locations,omitempty"`
+	AgentID   string                 `json:"agentId,omitempty"`
 	// Quiet calls had no card (TodoWrite shows its plan instead).
 	Quiet bool `json:"quiet,omitempty"`
 }
@@ -74,7 +76,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	s := r.s
 	tool, ok := tools.ByName(r.tools, use.Name)
 	env := s.toolEnv(ctx, r, use.ID)
-	ev := toolEvent{ToolCallID: use.ID, Name: use.Name, Title: use.Name, Kind: acp.ToolKindOther, Input: use.Input, AgentID: r.agentID}
+	ev := toolEvent{ToolCallID: use.ID, Name: use.Name, Title: use.Name, Kind: acp.ToolKindOther, Input: shownInput(use.Input), AgentID: r.agentID}
 	var desc tools.Description
 	if ok {
 		desc = tool.Describe(env, use.Input)
@@ -88,7 +90,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		ev.Quiet = true
 	}
 	r.record(toolCallEvent{ev})
-	r.notifyTool(ctx, use.ID, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(use.Input), Content: detailContent(desc)})
+	r.notifyTool(ctx, use.ID, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(ev.Input), Content: detailContent(desc)})
 
 	fail := func(msg string) llm.Block {
 		r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
@@ -124,7 +126,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		// actually run: a hook that rewrote the command rewrites the title.
 		desc = tool.Describe(env, input)
 		desc.Title = cmp.Or(desc.Title, use.Name)
-		r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: input, Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
+		r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: shownInput(input), Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
 	}
 	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
 	r.record(permissionEvent{verdict})
@@ -170,9 +172,13 @@ func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, u
 	started := time.Now()
 	res := tool.Run(withToolCall(ctx, use.ID), env, input)
 	took := time.Since(started)
-	if ctx.Err() != nil && !res.IsError {
-		res = tools.Result{Text: "The user interrupted this tool call.", IsError: true}
-	}
+	// A cancel that lands as the tool ends does not undo what it did: the
+	// result it returned is the truth the log, the editor and the model
+	// get. A tool the cancel stopped says so in its own result ("Write was
+	// cancelled; … was not changed", "Command was cancelled and killed");
+	// one that completed gets a note for the model, which would otherwise
+	// not know why nothing followed it.
+	completedThenCancelled := ctx.Err() != nil && !res.IsError
 
 	in := &hooks.Input{Event: hooks.PostToolUse, ToolName: use.Name, ToolUseID: use.ID, ToolInput: input, ToolOutput: res.Text, Duration: took}
 	if res.IsError {
@@ -197,9 +203,17 @@ func (r *runner) execute(ctx context.Context, tool tools.Tool, env *tools.Env, u
 	for _, c := range slices.Concat(extraContext, post.AdditionalContext) {
 		modelText += "\n\n" + systemReminder(c)
 	}
+	if completedThenCancelled {
+		modelText += "\n\n" + systemReminder(cancelledAfterNote)
+	}
 	r.finishTool(ctx, use.ID, res, from)
 	return toolResult(use.ID, modelText, res.IsError, res.Images...)
 }
+
+// cancelledAfterNote follows the result of a call that completed as the
+// user cancelled the turn: the result says what the call did, the note
+// why nothing came after it.
+const cancelledAfterNote = "The user cancelled the turn as this tool call finished: the call completed (its result is above), and nothing after it ran."
 
 // finishTool sends the final tool_call_update and logs the result.
 //

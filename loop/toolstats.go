@@ -23,57 +23,68 @@ type ToolStats struct {
 	Max      time.Duration
 }
 
-// toolTally counts the tool calls of a log as restore reads it.
+// toolTally counts the tool calls of a log as restore reads it (each
+// event decoded once, by restorer.apply).
 type toolTally struct {
 	names   map[string]string    // call id → tool name
 	started map[string]time.Time // allowed calls → when they were allowed
 	byTool  map[string]*ToolStats
 }
 
-func (t *toolTally) apply(ev sessionlog.Event) {
+func (t *toolTally) init() {
 	if t.names == nil {
 		t.names, t.started, t.byTool = map[string]string{}, map[string]time.Time{}, map[string]*ToolStats{}
 	}
-	switch ev.Type {
-	case sessionlog.TypeToolCall:
-		if c, ok := decodeEvent[toolCallEvent](ev); ok {
-			t.names[c.ToolCallID] = c.Name
-		}
-	case sessionlog.TypePermission:
-		if p, ok := decodeEvent[permissionEvent](ev); ok && p.Allowed {
-			t.started[p.ToolCallID] = ev.Time
-		}
-	case sessionlog.TypeToolResult:
-		// Only the fields counted: the output and content, the bulk of a
-		// log, are skipped rather than decoded a second time.
-		var r struct {
+}
+
+// call notes a tool/call event.
+func (t *toolTally) call(id, name string) {
+	t.init()
+	t.names[id] = name
+}
+
+// permission notes a permission event.
+func (t *toolTally) permission(ev sessionlog.Event) {
+	t.init()
+	if p, ok := decodeEvent[permissionEvent](ev); ok && p.Allowed {
+		t.started[p.ToolCallID] = ev.Time
+	}
+}
+
+// result counts a tool/result event: r as restore decoded it, or, when
+// that failed (decoded false), the fields counted read from ev alone.
+func (t *toolTally) result(ev sessionlog.Event, r toolResultEvent, decoded bool) {
+	t.init()
+	if !decoded {
+		var counted struct {
 			ToolCallID string      `json:"toolCallId"`
 			IsError    bool        `json:"isError"`
 			ResultFrom hooks.Event `json:"resultFrom"`
 		}
-		if json.Unmarshal(ev.Data, &r) != nil {
+		if json.Unmarshal(ev.Data, &counted) != nil {
 			return
 		}
-		start, ran := t.started[r.ToolCallID]
-		name := t.names[r.ToolCallID]
-		delete(t.started, r.ToolCallID)
-		delete(t.names, r.ToolCallID)
-		if !ran || name == "" || r.ResultFrom == hooks.ProcessToolCalls {
-			return
-		}
-		st := t.byTool[name]
-		if st == nil {
-			st = &ToolStats{Tool: name}
-			t.byTool[name] = st
-		}
-		took := max(ev.Time.Sub(start), 0)
-		st.Calls++
-		if r.IsError {
-			st.Failures++
-		}
-		st.Total += took
-		st.Max = max(st.Max, took)
+		r = toolResultEvent{ToolCallID: counted.ToolCallID, IsError: counted.IsError, ResultFrom: counted.ResultFrom}
 	}
+	start, ran := t.started[r.ToolCallID]
+	name := t.names[r.ToolCallID]
+	delete(t.started, r.ToolCallID)
+	delete(t.names, r.ToolCallID)
+	if !ran || name == "" || r.ResultFrom == hooks.ProcessToolCalls {
+		return
+	}
+	st := t.byTool[name]
+	if st == nil {
+		st = &ToolStats{Tool: name}
+		t.byTool[name] = st
+	}
+	took := max(ev.Time.Sub(start), 0)
+	st.Calls++
+	if r.IsError {
+		st.Failures++
+	}
+	st.Total += took
+	st.Max = max(st.Max, took)
 }
 
 // stats returns the counts by tool name.

@@ -199,7 +199,7 @@ func (w *Writer) Append(typ string, data any) (Event, error) {
 	if typ == "" {
 		return Event{}, errors.New("sessionlog: empty event type")
 	}
-	raw, err := marshalData(data)
+	buf, err := marshalWithRoom(data, headerRoom(typ))
 	if err != nil {
 		return Event{}, fmt.Errorf("sessionlog: %s: marshal %s data: %w", w.path, typ, err)
 	}
@@ -215,8 +215,8 @@ func (w *Writer) Append(typ string, data any) (Event, error) {
 	if err := w.relink(); err != nil {
 		return Event{}, err
 	}
-	ev := Event{V: versionOf(data), Seq: w.seq + 1, Time: w.now().UTC(), Type: typ, Data: raw}
-	line, err := encodeLine(ev)
+	ev := Event{V: versionOf(data), Seq: w.seq + 1, Time: w.now().UTC(), Type: typ}
+	line, err := lineInPlace(&ev, buf, headerRoom(typ))
 	if err != nil {
 		return Event{}, fmt.Errorf("sessionlog: %s: %s event: %w", w.path, typ, err)
 	}
@@ -281,6 +281,76 @@ func marshalData(data any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// dataWrapper encodes as `{"data":…}`, the end of an event's line.
+type dataWrapper struct {
+	Data any `json:"data"`
+}
+
+// headerRoom is the room marshalWithRoom keeps for the start of a line
+// of type typ (`{"v":…,"seq":…,"time":…,"type":…,`), whose seq and time
+// are only known under the lock.
+func headerRoom(typ string) int { return 96 + 2*len(typ) }
+
+// marshalWithRoom encodes data as the end of a line, `{"data":…}\n`,
+// after room unused bytes. The data is encoded once and the line is
+// built around it in the same buffer (lineInPlace), so a large event
+// (a 16 MiB Write's message) is not copied again for its line.
+func marshalWithRoom(data any, room int) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Write(make([]byte, room))
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(dataWrapper{data}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// lineInPlace completes the line marshalWithRoom started in buf: the
+// header goes into the room, replacing the wrapper's '{'. It sets
+// ev.Data to the data's bytes in the line.
+func lineInPlace(ev *Event, buf []byte, room int) ([]byte, error) {
+	const open = `{"data":`
+	ev.Data = buf[room+len(open) : len(buf)-2] // before "}\n"
+	header, err := appendHeader(nil, *ev)
+	if err != nil {
+		return nil, err
+	}
+	header = append(header, ',')
+	if len(header) > room+1 {
+		return encodeLine(*ev) // cannot happen: the room fits any header
+	}
+	if bytes.IndexByte(ev.Data, '\n') >= 0 {
+		return nil, errors.New("data contains a raw newline")
+	}
+	line := buf[room+1-len(header):]
+	copy(line, header)
+	if len(line) > MaxLineSize {
+		return nil, fmt.Errorf("%d-byte line exceeds the %d-byte limit", len(line), MaxLineSize)
+	}
+	return line, nil
+}
+
+// appendHeader appends the start of ev's line, `{"v":…,"seq":…,"time":…,"type":…`.
+func appendHeader(line []byte, ev Event) ([]byte, error) {
+	t, err := ev.Time.MarshalJSON() // rejects years outside 0..9999
+	if err != nil {
+		return nil, err
+	}
+	typ, err := json.Marshal(ev.Type)
+	if err != nil {
+		return nil, err
+	}
+	line = append(line, `{"v":`...)
+	line = strconv.AppendInt(line, int64(ev.V), 10)
+	line = append(line, `,"seq":`...)
+	line = strconv.AppendInt(line, ev.Seq, 10)
+	line = append(line, `,"time":`...)
+	line = append(line, t...)
+	line = append(line, `,"type":`...)
+	return append(line, typ...), nil
 }
 
 // encodeLine renders ev as one '\n'-terminated line. It is built by hand so

@@ -20,6 +20,8 @@
 //	                                <conversation>.tools.N.json (the list
 //	                                request N changed to, e.g. after
 //	                                ExitPlanMode),
+//	                                cordis-N.txt (the Nth cordis step's
+//	                                output),
 //	                                workspace/... (when compared)
 //	fixtures/<name>/                what the model said (see package replay)
 //
@@ -37,7 +39,14 @@
 // elicitation, an optional cancelWhen trigger, and an optional during: steps run
 // while the editor holds its answer to one of the turn's requests),
 // setMode, setConfigOption, restart, waitFile (a file a hook writes in the
-// workspace, for hooks that only observe). Every wait is for a durable
+// workspace, for hooks that only observe) and cordis (a CLI command a user
+// runs between sessions, such as `cordis trust --cwd {{cwd}} --state-dir
+// {{state}}` to approve a project's hooks, allowed-tools and .mcp.json
+// servers: the binary run in the workspace with the agent's environment,
+// its output compared as expected/cordis-N.txt). The manifest's env values
+// may use the run's placeholders, so that a workspace file names a run's
+// path through ${VAR} (a .mcp.json whose command is
+// ${NOTES_SERVER}, with env NOTES_SERVER: "{{mcptestserver}}"). Every wait is for a durable
 // event (the answer to a request, a frame matching a trigger, a file,
 // process exit), bounded but never a fixed sleep. The editor is
 // acp/acptest's, connected to the process's stdio (acptest.Connect): its

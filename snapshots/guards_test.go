@@ -87,6 +87,11 @@ func TestManifestIsStrict(t *testing.T) {
 		"mcp http command":     "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{type: http, name: x, command: a}]}\n",
 		"mcp bad type":         "description: d\nrecording: live\nsteps:\n  - newSession: {mcpServers: [{type: ws, name: x, url: u}]}\n",
 		"mcp load env typo":    "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - loadSession: {session: 1, mcpServers: [{name: x, command: a, env: [{key: A, value: b}]}]}\n",
+		"cordis empty":         "description: d\nrecording: live\nsteps:\n  - cordis: []\n",
+		"cordis flag first":    "description: d\nrecording: live\nsteps:\n  - cordis: [--cwd, x, trust]\n",
+		"cordis acp":           "description: d\nrecording: live\nsteps:\n  - cordis: [acp]\n",
+		"cordis and prompt":    "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - {cordis: [trust], prompt: {text: hi}}\n",
+		"cordis during":        "description: d\nrecording: live\nsteps:\n  - newSession: {}\n  - prompt: {text: hi, during: {when: {method: session/request_permission}, steps: [{cordis: [trust]}]}}\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yml")
 		os.WriteFile(path, []byte(body), 0o644)
@@ -123,6 +128,44 @@ func TestNetBitesOnMCPServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFailure(t, verify(sc, root), "the tool list of conversation 01-main differs from the expected sidecar", `+    "name": "mcp__memo__write_note"`)
+}
+
+// TestNetBitesOnCordisStep: the project MCP scenario depends on its
+// `cordis trust` step: without it the server stays unapproved, its tools
+// are not offered to the second session.
+func TestNetBitesOnCordisStep(t *testing.T) {
+	root, sc := copyScenario(t, "mcp-json-project")
+	editFile(t, filepath.Join(sc.Dir, ManifestFile), "  - cordis: [trust, --cwd, \"{{cwd}}\", --state-dir, \"{{state}}\"]\n", "")
+	sc, err := LoadScenario(root, sc.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFailure(t, verify(sc, root), "the tool list of conversation 02-session differs from the expected sidecar", `-    "name": "mcp__notes__write_note"`)
+}
+
+// TestNetBitesOnSkillTrust: the skill's Bash(ls:*) pre-approves the call
+// only because the scenario trusts the project first; without that the
+// call asks, and the unanswered request fails the run.
+func TestNetBitesOnSkillTrust(t *testing.T) {
+	root, sc := copyScenario(t, "skill-tool")
+	editFile(t, filepath.Join(sc.Dir, ManifestFile), "  - cordis: [trust, --cwd, \"{{cwd}}\", --state-dir, \"{{state}}\"]\n", "")
+	sc, err := LoadScenario(root, sc.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFailure(t, verify(sc, root), "the agent asked for permission and the manifest has no answer left")
+}
+
+// TestCordisStepFailureFails: a cordis step that exits non-zero fails
+// the run with its output.
+func TestCordisStepFailureFails(t *testing.T) {
+	root, sc := copyScenario(t, "mcp-json-project")
+	editFile(t, filepath.Join(sc.Dir, ManifestFile), "cordis: [trust, --cwd,", "cordis: [trust, --no-such-flag, --cwd,")
+	sc, err := LoadScenario(root, sc.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFailure(t, verify(sc, root), "step 4: cordis trust --no-such-flag", "exit status")
 }
 
 func TestNonJSONStdoutFails(t *testing.T) {

@@ -27,7 +27,10 @@ type Manifest struct {
 	// of the repository's cordis.snapshot.yml, typically an overlay that
 	// includes ${CORDIS_REPO}/cordis.snapshot.yml and adds hook entries.
 	Config string `yaml:"config,omitempty"`
-	// Env adds fixed environment variables for the agent process.
+	// Env adds fixed environment variables for the agent process (and
+	// the cordis steps); values may use the run's placeholders
+	// ({{cwd}}, {{mcptestserver}}, ...), so that a file of the scenario
+	// can name a run's path through ${VAR}, as a project's .mcp.json does.
 	Env map[string]string `yaml:"env,omitempty"`
 	// Client is what the editor offers (default: fs and terminal).
 	Client *ClientSpec `yaml:"client,omitempty"`
@@ -72,6 +75,13 @@ type Step struct {
 	// bounded like an answer; in a during it holds the turn until the
 	// hook ran.
 	WaitFile string `yaml:"waitFile,omitempty"`
+	// Cordis runs the cordis binary with these arguments (placeholders
+	// expanded) in the workspace, with the agent's environment, while the
+	// agent keeps running: what a user does in a terminal between two
+	// sessions, such as `cordis trust --cwd {{cwd}} --state-dir {{state}}`.
+	// Its output is compared as expected/cordis-N.txt (the Nth such
+	// step); a non-zero exit fails the run.
+	Cordis []string `yaml:"cordis,omitempty"`
 }
 
 // InitializeStep sends initialize.
@@ -215,7 +225,7 @@ func LoadManifest(path string) (*Manifest, error) {
 // actions counts the actions set in a step (one is valid).
 func (s Step) actions() int {
 	n := 0
-	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.ResumeSession != nil, s.Restart != nil, s.WaitFile != ""} {
+	for _, set := range []bool{s.Initialize != nil, s.NewSession != nil, s.Prompt != nil, s.SetMode != nil, s.SetConfigOption != nil, s.LoadSession != nil, s.ResumeSession != nil, s.Restart != nil, s.WaitFile != "", s.Cordis != nil} {
 		if set {
 			n++
 		}
@@ -241,9 +251,13 @@ func (m *Manifest) check() error {
 	sessions := 0
 	for i, s := range m.Steps {
 		if n := s.actions(); n != 1 {
-			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, resumeSession, restart, waitFile), got %d", i+1, n)
+			return fmt.Errorf("step %d: want exactly one action (initialize, newSession, prompt, setMode, setConfigOption, loadSession, resumeSession, restart, waitFile, cordis), got %d", i+1, n)
 		}
 		switch {
+		case s.Cordis != nil:
+			if err := checkCordis(i, s.Cordis); err != nil {
+				return err
+			}
 		case s.WaitFile != "":
 			if err := checkWaitFile(i, s.WaitFile); err != nil {
 				return err
@@ -391,6 +405,18 @@ func checkMCPServers(step int, servers []MCPServer) error {
 		default:
 			return fmt.Errorf("%s: type must be empty (stdio), http or sse, got %q", where, sv.Type)
 		}
+	}
+	return nil
+}
+
+// checkCordis checks a cordis step: a subcommand a user runs in a
+// terminal, never a second agent on the run's state.
+func checkCordis(step int, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return fmt.Errorf("step %d: cordis needs a subcommand first (cordis: [trust, --cwd, \"{{cwd}}\", --state-dir, \"{{state}}\"])", step+1)
+	}
+	if args[0] == "acp" {
+		return fmt.Errorf("step %d: cordis: acp would start a second agent; the run's agent is started by the harness", step+1)
 	}
 	return nil
 }

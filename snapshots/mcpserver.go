@@ -40,8 +40,8 @@ func mcpTestServer(sc *Scenario, opts Options) (string, error) {
 	return opts.MCPTestServer, nil
 }
 
-// UsesMCPTestServer reports whether any mcpServers entry names the test
-// MCP server.
+// UsesMCPTestServer reports whether any mcpServers entry or env value
+// names the test MCP server.
 func (m *Manifest) UsesMCPTestServer() bool {
 	uses := func(servers []MCPServer) bool {
 		for _, sv := range servers {
@@ -56,6 +56,11 @@ func (m *Manifest) UsesMCPTestServer() bool {
 			}
 		}
 		return false
+	}
+	for _, v := range m.Env {
+		if strings.Contains(v, MCPTestServerPlaceholder) {
+			return true
+		}
 	}
 	for _, st := range m.Steps {
 		if st.NewSession != nil && uses(st.NewSession.MCPServers) || st.LoadSession != nil && uses(st.LoadSession.MCPServers) ||

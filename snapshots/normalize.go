@@ -46,6 +46,8 @@ var (
 //   - stdout.jsonl: every frame the agent wrote, one per line;
 //   - session-N.jsonl and session-N.subagent-M.jsonl: the session logs;
 //   - <conversation>.system.md, <conversation>.tools.json: the sidecars;
+//   - cordis-N.txt: the output of the Nth cordis step (ids and paths
+//     replaced as below);
 //   - workspace/...: the final workspace, when the manifest compares it
 //     (its text files with ids and paths replaced as below).
 //
@@ -131,6 +133,9 @@ func Normalize(res *Result) (Outputs, error) {
 	}
 	for name, data := range res.Observed {
 		out[name] = data
+	}
+	for i, data := range res.Cordis {
+		out[fmt.Sprintf("cordis-%d.txt", i+1)] = []byte(n.text(string(data)))
 	}
 	for rel, data := range res.Workspace {
 		// Text a hook wrote there (its input, say) holds ids and paths.

@@ -1,11 +1,14 @@
 package snapshots
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -43,6 +46,7 @@ type player struct {
 	during      *DuringSpec
 	duringFired bool
 	duringDone  chan struct{}
+	cordisOut   [][]byte // the output of each cordis step
 
 	omu        sync.Mutex       // serializes Observer calls
 	logOffsets map[string]int64 // log file -> bytes already observed (omu)
@@ -241,6 +245,8 @@ func (p *player) step(ap **agentProc, st Step, caps ClientSpec) error {
 		return nil
 	case st.WaitFile != "":
 		return p.waitFile(st.WaitFile)
+	case st.Cordis != nil:
+		return p.runCordis(st.Cordis)
 	case st.Restart != nil:
 		a.stop(st.Restart.Kill)
 		next, err := p.start()
@@ -267,6 +273,36 @@ func (p *player) waitFile(rel string) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// runCordis runs the cordis binary as a user would in a terminal: in the
+// workspace, with the agent's environment and args' placeholders
+// expanded. Its stdout, then its stderr under a marker when there is
+// any, is kept for expected/cordis-N.txt.
+func (p *player) runCordis(args []string) error {
+	expanded := make([]string, len(args))
+	for i, a := range args {
+		expanded[i] = p.paths.Expand(a)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.opts.Binary, expanded...)
+	cmd.Dir = p.dirs.workspace
+	cmd.Env = p.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	out := stdout.Bytes()
+	if stderr.Len() > 0 {
+		out = append(append(out, "--- stderr ---\n"...), stderr.Bytes()...)
+	}
+	p.mu.Lock()
+	p.cordisOut = append(p.cordisOut, out)
+	p.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("cordis %s: %v\n%s", strings.Join(args, " "), err, truncate(string(out), 2000))
+	}
+	return nil
 }
 
 // duringStep runs one step of a prompt's during, while the held turn

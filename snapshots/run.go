@@ -62,6 +62,8 @@ type Result struct {
 	RunDir string
 	// Stderr is what the agent processes wrote to stderr.
 	Stderr string
+	// Cordis is the output of each cordis step, in order.
+	Cordis [][]byte
 }
 
 // Log is one session or subagent log file.
@@ -147,7 +149,7 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 		p.configPath = filepath.Join(sc.Dir, sc.Manifest.Config)
 	}
 	p.paths = replay.NewPathReplacer(paths)
-	p.env = agentEnv(sc, opts, d)
+	p.env = agentEnv(sc, opts, d, p.paths.Expand)
 	p.terms = &acptest.Terminals{Env: p.env}
 
 	p.play()
@@ -162,6 +164,7 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 	p.mu.Lock()
 	res.Frames = append(res.Frames, p.frames...)
 	res.Problems = append(res.Problems, p.problems...)
+	res.Cordis = append(res.Cordis, p.cordisOut...)
 	sessions := append([]string(nil), p.sessions...)
 	p.mu.Unlock()
 	if res.Ledger, err = replay.ReadLedger(d.run); err != nil {
@@ -192,8 +195,9 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 }
 
 // agentEnv is the agent's whole environment: nothing of the developer's
-// but PATH (no key, no proxy, no config or state of theirs).
-func agentEnv(sc *Scenario, opts Options, d runDirs) []string {
+// but PATH (no key, no proxy, no config or state of theirs). The
+// manifest's env values have their placeholders expanded.
+func agentEnv(sc *Scenario, opts Options, d runDirs, expand func(string) string) []string {
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + d.home,
@@ -214,7 +218,7 @@ func agentEnv(sc *Scenario, opts Options, d runDirs) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		env = append(env, k+"="+sc.Manifest.Env[k])
+		env = append(env, k+"="+expand(sc.Manifest.Env[k]))
 	}
 	return append(env, opts.Env...)
 }

@@ -72,7 +72,7 @@ type settings struct {
 var supportedEvents = []hooks.Event{
 	hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
 	hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Stop, hooks.SubagentStart,
-	hooks.SubagentStop, hooks.PreCompact, hooks.SessionEnd, hooks.Notification,
+	hooks.SubagentStop, hooks.PreCompact, hooks.PostCompact, hooks.SessionEnd, hooks.Notification,
 }
 
 // sortedEvents are supportedEvents sorted by name: the order of a file's
@@ -87,7 +87,7 @@ var sortedEvents = func() []hooks.Event {
 // hooks are loaded with a warning and never run.
 var otherClaudeEvents = []string{
 	"ConfigChange", "CwdChanged", "DirectoryAdded", "Elicitation", "ElicitationResult",
-	"FileChanged", "InstructionsLoaded", "MessageDisplay", "PermissionDenied", "PostCompact",
+	"FileChanged", "InstructionsLoaded", "MessageDisplay", "PermissionDenied",
 	"PostToolBatch", "Setup", "StopFailure", "TaskCompleted", "TaskCreated", "TeammateIdle",
 	"UserPromptExpansion", "WorktreeCreate", "WorktreeRemove",
 }

@@ -370,7 +370,15 @@ func TestStdinRendering(t *testing.T) {
 		want string
 	}{
 		{inputFor(hooks.PreToolUse, "/p"), `"tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"toolu_1"}`},
-		{inputFor(hooks.PermissionRequest, "/p"), `"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`},
+		{inputFor(hooks.PermissionRequest, "/p"), `"tool_name":"Bash","tool_input":{"command":"rm -rf /"},"permission_suggestions":[]}`},
+		{func() *hooks.Input {
+			in := inputFor(hooks.PermissionRequest, "/p")
+			in.PermissionSuggestions = []hooks.PermissionUpdate{
+				{Type: "addRules", Rules: []string{"Bash(npm run test:*)", "mcp__db__query"}, Behavior: "allow", Destination: "localSettings"},
+				{Type: "setMode", Mode: "acceptEdits", Destination: "session"},
+			}
+			return in
+		}(), `"permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm run test:*"},{"toolName":"mcp__db__query"}],"behavior":"allow","destination":"localSettings"},{"type":"setMode","mode":"acceptEdits","destination":"session"}]}`},
 		{inputFor(hooks.PostToolUse, "/p"), `"tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_response":{"stdout":"done","stderr":"","interrupted":false,"isImage":false},"tool_use_id":"toolu_1"}`},
 		{inputFor(hooks.PostToolUseFailure, "/p"), `"tool_use_id":"toolu_1","error":"Exit code 1","is_interrupt":false}`},
 		{inputFor(hooks.Stop, "/p"), `"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done"}`},
@@ -379,6 +387,7 @@ func TestStdinRendering(t *testing.T) {
 		{inputFor(hooks.SessionStart, "/p"), `"source":"startup"}`},
 		{inputFor(hooks.UserPromptSubmit, "/p"), `"prompt":"hello"}`},
 		{inputFor(hooks.PreCompact, "/p"), `"trigger":"manual","custom_instructions":""}`},
+		{inputFor(hooks.PostCompact, "/p"), `"hook_event_name":"PostCompact","trigger":"auto","compact_summary":"The user asked for X."}`},
 		{inputFor(hooks.SessionEnd, "/p"), `"reason":"other"}`},
 		{inputFor(hooks.Notification, "/p"), `"message":"needs you","notification_type":"idle_prompt"}`},
 	}

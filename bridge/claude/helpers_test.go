@@ -85,6 +85,8 @@ func inputFor(ev hooks.Event, cwd string) *hooks.Input {
 		in.AgentID, in.AgentType = "agent_1", "general-purpose"
 	case hooks.PreCompact:
 		in.Trigger = "manual"
+	case hooks.PostCompact:
+		in.Trigger, in.CompactSummary = "auto", "The user asked for X."
 	case hooks.SessionEnd:
 		in.Reason = "other"
 	case hooks.Notification:

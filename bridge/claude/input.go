@@ -2,6 +2,7 @@ package claude
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
 	"github.com/cordis-agent/cordis/bridge/internal/rendering"
@@ -14,7 +15,7 @@ import (
 // present even when empty where Claude Code always sends it. The
 // transcripts are at paths.
 func renderInput(in *hooks.Input, paths rendering.Paths) []byte {
-	o := engine.Object{EscapeHTML: true}
+	o := engine.Object{}
 	o.Set("session_id", in.SessionID)
 	o.Set("transcript_path", paths.Session)
 	o.Set("cwd", in.Cwd)
@@ -51,6 +52,7 @@ func renderInput(in *hooks.Input, paths rendering.Paths) []byte {
 	case hooks.PermissionRequest:
 		o.Set("tool_name", in.ToolName)
 		o.Set("tool_input", toolInput)
+		o.Set("permission_suggestions", permissionUpdates(in.PermissionSuggestions))
 	case hooks.PostToolUse:
 		o.Set("tool_name", in.ToolName)
 		o.Set("tool_input", toolInput)
@@ -77,6 +79,9 @@ func renderInput(in *hooks.Input, paths rendering.Paths) []byte {
 	case hooks.PreCompact:
 		o.Set("trigger", in.Trigger)
 		o.Set("custom_instructions", in.CustomInstructions)
+	case hooks.PostCompact:
+		o.Set("trigger", in.Trigger)
+		o.Set("compact_summary", in.CompactSummary)
 	case hooks.SessionEnd:
 		o.Set("reason", in.Reason)
 	case hooks.Notification:
@@ -109,14 +114,14 @@ func toolResponse(tool string, input, resp json.RawMessage) json.RawMessage {
 	if _, images := keys["images"]; len(keys) != 1 && !(images && len(keys) == 2) {
 		return resp
 	}
-	o := engine.Object{EscapeHTML: true}
+	o := engine.Object{}
 	if len(loopShape.Images) > 0 {
 		if tool != "Read" || len(loopShape.Images) != 1 {
 			return resp
 		}
 		// Claude Code's Read of an image.
 		im := loopShape.Images[0]
-		file := engine.Object{EscapeHTML: true}
+		file := engine.Object{}
 		file.Set("base64", im.Data)
 		file.Set("type", im.MediaType)
 		file.Set("originalSize", im.Size)
@@ -148,4 +153,66 @@ func jsonUnmarshal(raw json.RawMessage, v any) error {
 		return nil
 	}
 	return json.Unmarshal(raw, v)
+}
+
+// ruleValue is a permission rule as Claude Code's hooks and SDK exchange
+// it: the tool and, for a scoped rule, what is inside the parentheses.
+type ruleValue struct {
+	ToolName    string `json:"toolName"`
+	RuleContent string `json:"ruleContent,omitempty"`
+}
+
+// permissionUpdate is Claude Code's PermissionUpdate: addRules {rules,
+// behavior, destination} or setMode {mode, destination}.
+type permissionUpdate struct {
+	Type        string      `json:"type"`
+	Rules       []ruleValue `json:"rules,omitempty"`
+	Behavior    string      `json:"behavior,omitempty"`
+	Mode        string      `json:"mode,omitempty"`
+	Destination string      `json:"destination"`
+}
+
+// permissionUpdates renders updates in Claude Code's shape (an empty list
+// when there are none).
+func permissionUpdates(updates []hooks.PermissionUpdate) []permissionUpdate {
+	out := make([]permissionUpdate, 0, len(updates))
+	for _, u := range updates {
+		pu := permissionUpdate{Type: u.Type, Behavior: u.Behavior, Mode: u.Mode, Destination: u.Destination}
+		for _, r := range u.Rules {
+			pu.Rules = append(pu.Rules, splitRule(r))
+		}
+		out = append(out, pu)
+	}
+	return out
+}
+
+// splitRule splits `Tool(content)` into its tool and content.
+func splitRule(rule string) ruleValue {
+	if i := strings.IndexByte(rule, '('); i > 0 && strings.HasSuffix(rule, ")") {
+		return ruleValue{ToolName: rule[:i], RuleContent: rule[i+1 : len(rule)-1]}
+	}
+	return ruleValue{ToolName: rule}
+}
+
+// String is the rule in Claude Code's syntax (splitRule's inverse).
+func (r ruleValue) String() string {
+	if r.RuleContent == "" {
+		return r.ToolName
+	}
+	return r.ToolName + "(" + r.RuleContent + ")"
+}
+
+// fromPermissionUpdates reads a hook's updatedPermissions.
+func fromPermissionUpdates(in []permissionUpdate) []hooks.PermissionUpdate {
+	var out []hooks.PermissionUpdate
+	for _, u := range in {
+		hu := hooks.PermissionUpdate{Type: u.Type, Behavior: u.Behavior, Mode: u.Mode, Destination: u.Destination}
+		for _, r := range u.Rules {
+			if r.ToolName != "" {
+				hu.Rules = append(hu.Rules, r.String())
+			}
+		}
+		out = append(out, hu)
+	}
+	return out
 }

@@ -89,7 +89,7 @@ func matchValue(in *hooks.Input) (v string, ok bool) {
 		return in.NotificationType, true
 	case hooks.SubagentStart, hooks.SubagentStop:
 		return in.AgentType, true
-	case hooks.PreCompact:
+	case hooks.PreCompact, hooks.PostCompact:
 		return in.Trigger, true
 	}
 	return "", false

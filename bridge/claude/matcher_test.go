@@ -76,6 +76,8 @@ func TestMatcherPerEvent(t *testing.T) {
 		{hooks.SubagentStop, "Explore", nil, false},
 		{hooks.PreCompact, "manual", nil, true},
 		{hooks.PreCompact, "auto", nil, false},
+		{hooks.PostCompact, "auto", nil, true},
+		{hooks.PostCompact, "manual", nil, false},
 		// Matchers are ignored on UserPromptSubmit and Stop.
 		{hooks.UserPromptSubmit, "NoSuchThing", nil, true},
 		{hooks.Stop, "NoSuchThing", nil, true},

@@ -60,10 +60,11 @@ type specific struct {
 
 // permissionOutcome is PermissionRequest's hookSpecificOutput.decision.
 type permissionOutcome struct {
-	Behavior     string          `json:"behavior"`
-	UpdatedInput json.RawMessage `json:"updatedInput"`
-	Message      string          `json:"message"`
-	Interrupt    bool            `json:"interrupt"`
+	Behavior           string             `json:"behavior"`
+	UpdatedInput       json.RawMessage    `json:"updatedInput"`
+	UpdatedPermissions []permissionUpdate `json:"updatedPermissions"`
+	Message            string             `json:"message"`
+	Interrupt          bool               `json:"interrupt"`
 }
 
 // parseOutput decodes stdout that starts with '{'. syntaxErr means it is
@@ -219,7 +220,7 @@ func (v *verdict) block(ev hooks.Event, reason, stderr string) {
 	case hooks.UserPromptSubmit, hooks.Stop, hooks.SubagentStop, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.PreCompact:
 		v.d.Block = true
 		v.d.Reason = reason
-	case hooks.SessionStart, hooks.SubagentStart, hooks.SessionEnd:
+	case hooks.SessionStart, hooks.SubagentStart, hooks.SessionEnd, hooks.PostCompact:
 		if stderr != "" {
 			v.d.SystemMessages = append(v.d.SystemMessages, capText(stderr))
 		}
@@ -291,7 +292,7 @@ func (v *verdict) apply(ev hooks.Event, in *hooks.Input, o *output) {
 		}
 	case hooks.SessionStart, hooks.SubagentStart:
 		v.addContext(s)
-	case hooks.SessionEnd, hooks.Notification:
+	case hooks.SessionEnd, hooks.Notification, hooks.PostCompact:
 		// Observation only.
 	}
 }
@@ -351,6 +352,7 @@ func (v *verdict) applyPermissionRequest(s *specific) {
 		if len(d.UpdatedInput) > 0 {
 			v.d.UpdatedInput = d.UpdatedInput
 		}
+		v.d.UpdatedPermissions = fromPermissionUpdates(d.UpdatedPermissions)
 	case "deny":
 		v.setPermission(rankDeny, d.Message)
 		if d.Interrupt {
@@ -416,6 +418,11 @@ func merge(vs []verdict) hooks.Decision {
 		if top > rankNone && v.rank == top {
 			d.Permission = x.Permission
 			addReason(x.Reason)
+			if top == rankAllow {
+				// Only an allow grants permissions: a deny or ask of
+				// another command voids them.
+				d.UpdatedPermissions = append(d.UpdatedPermissions, x.UpdatedPermissions...)
+			}
 		}
 		if x.Block {
 			d.Block = true

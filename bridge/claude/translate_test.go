@@ -32,6 +32,7 @@ var jsonDecision = map[hooks.Event]hooks.Decision{
 	hooks.SubagentStart:      {AdditionalContext: []string{"json context"}, SystemMessages: []string{"json system message"}},
 	hooks.SessionEnd:         {SystemMessages: []string{"json system message"}},
 	hooks.Notification:       {SystemMessages: []string{"json system message"}},
+	hooks.PostCompact:        {SystemMessages: []string{"json system message"}},
 }
 
 // exit2Decision is exit 2 with "blocked by stderr" on stderr (§6.2).
@@ -47,7 +48,8 @@ var exit2Decision = map[hooks.Event]hooks.Decision{
 	hooks.SessionStart:       {SystemMessages: []string{"blocked by stderr"}},
 	hooks.SubagentStart:      {SystemMessages: []string{"blocked by stderr"}},
 	hooks.SessionEnd:         {SystemMessages: []string{"blocked by stderr"}},
-	hooks.Notification:       {}, // ignored
+	hooks.Notification:       {},                                              // ignored
+	hooks.PostCompact:        {SystemMessages: []string{"blocked by stderr"}}, // shown to the user only
 }
 
 // exit2JSONDecision is exit 2 with the event's JSON on stdout and "stderr
@@ -66,6 +68,7 @@ var exit2JSONDecision = map[hooks.Event]hooks.Decision{
 	hooks.SubagentStart:      {AdditionalContext: []string{"json context"}, SystemMessages: []string{"json system message", "stderr reason"}},
 	hooks.SessionEnd:         {SystemMessages: []string{"json system message", "stderr reason"}},
 	hooks.Notification:       jsonDecision[hooks.Notification],
+	hooks.PostCompact:        {SystemMessages: []string{"json system message", "stderr reason"}},
 }
 
 // contextEvents take plain stdout on exit 0 as context.
@@ -227,6 +230,13 @@ func TestEventSpecificOutputs(t *testing.T) {
 			hooks.Decision{Permission: hooks.Deny, Reason: "nope"}, false},
 		{"PermissionRequest deny interrupt", hooks.PermissionRequest, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"stop","interrupt":true}}}`, 0,
 			hooks.Decision{Permission: hooks.Deny, Reason: "stop", StopTurn: true, StopReason: "stop"}, false},
+		{"PermissionRequest allow with updatedPermissions", hooks.PermissionRequest, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[
+			{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm test:*"},{"toolName":"WebFetch"}],"behavior":"allow","destination":"localSettings"},
+			{"type":"setMode","mode":"acceptEdits","destination":"session"}]}}}`, 0,
+			hooks.Decision{Permission: hooks.Allow, UpdatedPermissions: []hooks.PermissionUpdate{
+				{Type: "addRules", Rules: []string{"Bash(npm test:*)", "WebFetch"}, Behavior: "allow", Destination: "localSettings"},
+				{Type: "setMode", Mode: "acceptEdits", Destination: "session"},
+			}}, false},
 		{"PermissionRequest bad behavior", hooks.PermissionRequest, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"ask"}}}`, 0,
 			hooks.Decision{}, true},
 		{"PostToolUse updatedToolOutput", hooks.PostToolUse, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":"redacted"}}`, 0,

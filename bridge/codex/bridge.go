@@ -137,7 +137,7 @@ func (d *dialect) Info() engine.Info {
 // Seams are SessionStart, UserPromptSubmit, PreToolUse,
 // PermissionRequest, PostToolUse (and PostToolUseFailure, which runs
 // Codex's PostToolUse hooks), Stop, SubagentStart, SubagentStop,
-// PreCompact and SessionEnd.
+// PreCompact, PostCompact, SessionEnd and Interrupt.
 func (d *dialect) Seams() []engine.Seam {
 	out := make([]engine.Seam, len(seamEvents))
 	for i, s := range seamEvents {

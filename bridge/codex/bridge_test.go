@@ -166,16 +166,17 @@ func TestConfigProblems(t *testing.T) {
 			]}
 		],
 		"PostCompact": [{"hooks": [{"type": "command", "command": "e"}]}],
+		"Interrupt": [{"hooks": [{"type": "command", "command": "e2", "timeout": 9}]}],
 		"SessionEnd": [{"hooks": [{"type": "command", "command": "f", "timeout": 60}, {"type": "command", "command": "g"}]}]
 	}}`))
 	var cmds []string
 	for _, h := range f.all {
 		cmds = append(cmds, fmt.Sprintf("%s:%s:%s", h.event, h.command, h.timeout))
 	}
-	if diff := cmp.Diff([]string{"PreToolUse:c:5s", "PreToolUse:d:1s", "SessionEnd:f:3s", "SessionEnd:g:1s"}, cmds); diff != "" {
+	if diff := cmp.Diff([]string{"PreToolUse:c:5s", "PreToolUse:d:1s", "PostCompact:e:10m0s", "Interrupt:e2:3s", "SessionEnd:f:3s", "SessionEnd:g:1s"}, cmds); diff != "" {
 		t.Errorf("handlers (-want +got):\n%s", diff)
 	}
-	for _, want := range []string{`invalid matcher "(bad"`, "prompt handlers are not supported", `non-empty "command"`, "async hooks are not supported", "cordis has no PostCompact event"} {
+	for _, want := range []string{`invalid matcher "(bad"`, "prompt handlers are not supported", `non-empty "command"`, "async hooks are not supported"} {
 		if !contains(f.problems, want) {
 			t.Errorf("problems %q lack %q", f.problems, want)
 		}

@@ -21,9 +21,7 @@ type Config struct {
 	GuardFailure guard.Policy `yaml:"guardFailure,omitempty" json:"guardFailure,omitempty" jsonschema:"enum=proceed,enum=deny,description=What happens to a tool call when one of its PreToolUse or PermissionRequest hooks could not run (did not start; was not found; timed out; was killed): proceed (the default and Codex's behaviour: the run is Failed and the call goes on as if the hook had not run) or deny (the call is refused). The editor is told either way."`
 }
 
-// Codex's event keys. Every key is a seam of cordis except PostCompact and
-// Interrupt, which are accepted (a Codex file may declare them) and never
-// run.
+// Codex's event keys, each a seam of cordis.
 const (
 	evSessionStart      = "SessionStart"
 	evSessionEnd        = "SessionEnd"
@@ -45,9 +43,6 @@ var codexEvents = []string{
 	evPostToolUse, evPreCompact, evPostCompact, evSubagentStart, evSubagentStop, evStop, evInterrupt,
 }
 
-// unsupportedEvents are Codex events cordis has no seam for.
-var unsupportedEvents = map[string]bool{evPostCompact: true, evInterrupt: true}
-
 // seamEvents maps each cordis seam the bridge registers on to the Codex
 // event it runs. PostToolUseFailure runs Codex's PostToolUse: Codex has no
 // failure event and fires PostToolUse after failed tools too.
@@ -65,7 +60,9 @@ var seamEvents = []struct {
 	{hooks.SubagentStart, evSubagentStart},
 	{hooks.SubagentStop, evSubagentStop},
 	{hooks.PreCompact, evPreCompact},
+	{hooks.PostCompact, evPostCompact},
 	{hooks.SessionEnd, evSessionEnd},
+	{hooks.Interrupt, evInterrupt},
 }
 
 func codexEventOf(e hooks.Event) (string, bool) {
@@ -78,12 +75,16 @@ func codexEventOf(e hooks.Event) (string, bool) {
 }
 
 // Timeouts, in Codex's units (seconds): 600 by default, at least 1;
-// SessionEnd gets 1 s by default and at most 3 s.
+// SessionEnd and Interrupt get 1 s by default and at most 3 s.
 const (
 	defaultTimeout    = 600 * time.Second
 	sessionEndDefault = 1 * time.Second
 	sessionEndMax     = 3 * time.Second
 )
+
+// shortEvent reports whether event's hooks have SessionEnd's short
+// timeouts (Codex: SessionEnd and Interrupt).
+func shortEvent(event string) bool { return event == evSessionEnd || event == evInterrupt }
 
 // handler is one command hook of a hooks.json file.
 type handler struct {
@@ -197,10 +198,6 @@ func (f *hookFile) parseEvents(events map[string]json.RawMessage, keys []string)
 		if len(groups) > 0 {
 			f.declared = true
 		}
-		if unsupportedEvents[ev] && len(groups) > 0 {
-			f.problems = append(f.problems, fmt.Sprintf("%s: hooks.%s: cordis has no %s event; these hooks never run", f.path, ev, ev))
-			continue
-		}
 		for gi, rg := range groups {
 			var g struct {
 				Matcher *string           `json:"matcher"`
@@ -279,13 +276,13 @@ func parseHandler(raw json.RawMessage, event string) (h *handler, skip string, e
 	if secs == nil {
 		secs = r.TimeoutSec
 	}
-	if event == evSessionEnd {
+	if shortEvent(event) {
 		h.timeout = sessionEndDefault
 	}
 	if secs != nil {
 		h.timeout = secondsTimeout(*secs)
 	}
-	if event == evSessionEnd {
+	if shortEvent(event) {
 		h.timeout = min(h.timeout, sessionEndMax)
 	}
 	return h, "", nil

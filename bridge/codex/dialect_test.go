@@ -23,7 +23,7 @@ var (
 	seams = []hooks.Event{
 		hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest,
 		hooks.PostToolUse, hooks.PostToolUseFailure, hooks.Stop, hooks.SubagentStart,
-		hooks.SubagentStop, hooks.PreCompact, hooks.SessionEnd,
+		hooks.SubagentStop, hooks.PreCompact, hooks.PostCompact, hooks.SessionEnd, hooks.Interrupt,
 	}
 )
 
@@ -55,11 +55,13 @@ func TestEveryEventEveryOutputForm(t *testing.T) {
 	const (
 		SS, UPS, PRE, PERM, POST, POSTF = hooks.SessionStart, hooks.UserPromptSubmit, hooks.PreToolUse, hooks.PermissionRequest, hooks.PostToolUse, hooks.PostToolUseFailure
 		STOP, SAS, SASTOP, PC, SE       = hooks.Stop, hooks.SubagentStart, hooks.SubagentStop, hooks.PreCompact, hooks.SessionEnd
+		POC, INT                        = hooks.PostCompact, hooks.Interrupt
 	)
 	exit2 := map[hooks.Event]want{
 		PRE: deny("stderr reason"), PERM: deny("stderr reason"), POST: replaceWith("stderr reason"), POSTF: replaceWith("stderr reason"),
 		UPS: block("stderr reason"), STOP: block("stderr reason"), SASTOP: block("stderr reason"),
 		SS: failing("cannot block"), SAS: failing("cannot block"), PC: failing("cannot block"), SE: failing("cannot block"),
+		POC: failing("cannot block"), INT: failing("cannot block"),
 	}
 	forms := []struct {
 		form string
@@ -70,6 +72,7 @@ func TestEveryEventEveryOutputForm(t *testing.T) {
 		{"text", forEvery(none, map[hooks.Event]want{
 			SS: systemContext("plain text from the hook"), UPS: addContext("plain text from the hook"), SAS: addContext("plain text from the hook"),
 			STOP: failing("plain text where JSON is required"), SASTOP: failing("plain text where JSON is required"),
+			INT: failing("plain text where JSON is required"),
 		})},
 		{"sysmsg", forEvery(sysMessage("note for the user"), nil)},
 		{"continue-false", forEvery(stopTurn("halt now"), map[hooks.Event]want{
@@ -78,17 +81,18 @@ func TestEveryEventEveryOutputForm(t *testing.T) {
 			POST:  with(stopTurn("halt now"), func(d *hooks.Decision) { d.ReplaceResult = ptr("halt now") }),
 			POSTF: with(stopTurn("halt now"), func(d *hooks.Decision) { d.ReplaceResult = ptr("halt now") }),
 			PC:    with(stopTurn("halt now"), func(d *hooks.Decision) { d.Block, d.Reason = true, "halt now" }),
-			SE:    none,
+			SE:    none, INT: none,
 		})},
 		{"block", forEvery(failing(`"decision" is not supported`), map[hooks.Event]want{
 			PRE: deny("blocked because"), POST: replaceWith("blocked because"), POSTF: replaceWith("blocked because"),
 			UPS: block("blocked because"), STOP: block("blocked because"), SASTOP: block("blocked because"),
-			SE: none,
+			SE: none, INT: none,
 		})},
 		{"block-noreason", forEvery(failing(`needs a non-empty "reason"`), map[hooks.Event]want{
 			PERM: failing(`"decision" is not supported`), SS: failing(`"decision" is not supported`),
 			SAS: failing(`"decision" is not supported`), PC: failing(`"decision" is not supported`),
-			SE: none,
+			POC: failing(`"decision" is not supported`),
+			SE:  none, INT: none,
 		})},
 		{"block-context", forEvery(failing(`"decision" is not supported`), map[hooks.Event]want{
 			// Codex keeps additionalContext even when the prompt is blocked.
@@ -98,7 +102,7 @@ func TestEveryEventEveryOutputForm(t *testing.T) {
 			UPS:    with(block("blocked because"), func(d *hooks.Decision) { d.AdditionalContext = []string{"extra context"} }),
 			STOP:   failing("hookSpecificOutput is not supported on Stop"),
 			SASTOP: failing("hookSpecificOutput is not supported on SubagentStop"),
-			SE:     none,
+			SE:     none, INT: none,
 		})},
 		{"continue-false-block", forEvery(stopTurn("halt now"), map[hooks.Event]want{
 			PRE:   failing(`"continue": false is not supported`),
@@ -108,8 +112,8 @@ func TestEveryEventEveryOutputForm(t *testing.T) {
 			// continue:false wins over a Stop block and a prompt block.
 			SS: failing(`"decision" is not supported`), SAS: failing(`"decision" is not supported`),
 			UPS: with(stopTurn("halt now"), func(d *hooks.Decision) { d.Block, d.Reason = true, "blocked because" }),
-			PC:  failing(`"decision" is not supported`),
-			SE:  none,
+			PC:  failing(`"decision" is not supported`), POC: failing(`"decision" is not supported`),
+			SE: none, INT: none,
 		})},
 		{"reason-only", forEvery(none, map[hooks.Event]want{
 			PRE: failing(`"reason" without "decision"`), POST: failing(`"reason" without "decision"`), POSTF: failing(`"reason" without "decision"`),
@@ -123,7 +127,7 @@ func TestEveryEventEveryOutputForm(t *testing.T) {
 		{"invalid", forEvery(failing("invalid JSON"), nil)},
 		{"array", forEvery(failing("not an object"), nil)},
 		{"context", forEvery(addContext("extra context"), map[hooks.Event]want{
-			SS: systemContext("extra context"), PERM: none, PC: none, SE: none,
+			SS: systemContext("extra context"), PERM: none, PC: none, SE: none, POC: none, INT: none,
 			STOP: failing("hookSpecificOutput is not supported"), SASTOP: failing("hookSpecificOutput is not supported"),
 		})},
 		// Outside hookSpecificOutput, additionalContext means nothing.

@@ -94,8 +94,10 @@
 // context; additionalContext of other events is added to what the model
 // reads next.
 //
-// Codex's PostCompact and Interrupt events have no seam in cordis: their
-// hooks load (with a note in Problems) and never run.
+// Every Codex event has a seam: PostCompact runs after each compaction
+// (trigger manual or auto; `continue: false` ends the turn), Interrupt
+// when the user cancels a running turn (advisory: only systemMessage is
+// used; 1 s by default, 3 s at most, as SessionEnd).
 //
 // # Concurrency
 //

@@ -33,7 +33,7 @@ func renderInput(event string, in *hooks.Input, tv *toolView, paths rendering.Pa
 	o.Set("model", in.Model)
 	switch event {
 	case evSessionStart, evPreToolUse, evPermissionRequest, evPostToolUse, evUserPromptSubmit,
-		evSubagentStart, evSubagentStop, evStop:
+		evSubagentStart, evSubagentStop, evStop, evInterrupt:
 		o.Set("permission_mode", cmp.Or(in.PermissionMode, "default"))
 	}
 	switch event {
@@ -71,7 +71,8 @@ func renderInput(event string, in *hooks.Input, tv *toolView, paths rendering.Pa
 		o.Set("tool_use_id", in.ToolUseID)
 		o.Set("tool_input", tv.input)
 		o.Set("tool_response", toolResponse(in))
-	case evPreCompact:
+	case evPreCompact, evPostCompact:
+		// Codex sends no custom_instructions and no compact_summary.
 		o.Set("trigger", cmp.Or(in.Trigger, "auto"))
 	case evSubagentStart:
 		o.Set("agent_id", in.AgentID)
@@ -120,7 +121,7 @@ func matchValues(event string, in *hooks.Input, tv *toolView) (vals []string, ok
 		return []string{cmp.Or(in.Source, "startup")}, true
 	case evSessionEnd:
 		return []string{"other"}, true
-	case evPreCompact:
+	case evPreCompact, evPostCompact:
 		return []string{cmp.Or(in.Trigger, "auto")}, true
 	case evSubagentStart, evSubagentStop:
 		return []string{in.AgentType}, true

@@ -80,6 +80,14 @@ func TestRenderInput(t *testing.T) {
 			return in
 		},
 			`{` + common + `"hook_event_name":"PreCompact","model":"m1","turn_id":"t1","trigger":"manual"}`},
+		{"PostCompact", func() *hooks.Input {
+			in := base(hooks.PostCompact)
+			in.Trigger, in.CompactSummary = "auto", "the summary"
+			return in
+		},
+			`{` + common + `"hook_event_name":"PostCompact","model":"m1","turn_id":"t1","trigger":"auto"}`},
+		{"Interrupt", func() *hooks.Input { return base(hooks.Interrupt) },
+			`{` + common + `"hook_event_name":"Interrupt","model":"m1","permission_mode":"acceptEdits","turn_id":"t1"}`},
 		{"tool call in a subagent", func() *hooks.Input {
 			in := base(hooks.PreToolUse)
 			in.ToolName, in.ToolUseID, in.ToolInput, in.AgentID, in.AgentType = "Grep", "tu4", json.RawMessage(`{"pattern":"x"}`), "a1", "explore"

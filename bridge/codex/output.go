@@ -77,7 +77,11 @@ func contextEvent(event string) bool {
 	return event == evSessionStart || event == evUserPromptSubmit || event == evSubagentStart
 }
 
-func stopEvent(event string) bool { return event == evStop || event == evSubagentStop }
+// stopEvent: plain text is invalid (Codex wants JSON on Stop,
+// SubagentStop and Interrupt).
+func stopEvent(event string) bool {
+	return event == evStop || event == evSubagentStop || event == evInterrupt
+}
 
 // interpret applies Codex's rules to one finished run of a hook on event.
 //
@@ -188,7 +192,13 @@ func decide(event string, out *output) outcome {
 		if r.o.stop {
 			r.o.block, r.o.reason = true, r.o.stopReason
 		}
-	case evSessionEnd:
+	case evPostCompact:
+		// `continue: false` stops after compaction (the turn ends); the
+		// rest only observes.
+		if f := r.noDecision(); f != nil {
+			return *f
+		}
+	case evSessionEnd, evInterrupt:
 		// Advisory: only systemMessage is used.
 		return outcome{systemMessage: r.o.systemMessage}
 	}
@@ -354,7 +364,8 @@ func clip(s string) string {
 //   - UserPromptSubmit: any block rejects the prompt (first reason).
 //   - Stop / SubagentStop: any block continues the turn; the reasons are
 //     joined with blank lines into one continuation prompt.
-//   - PreCompact: `continue: false` blocks compaction.
+//   - PreCompact: `continue: false` blocks compaction; PostCompact: it
+//     ends the turn after the compaction (as everywhere).
 //   - Any `continue: false` wins: the turn stops (and a Stop block is
 //     dropped), with the first stopReason.
 //   - SessionStart context is system-side context (the system prompt of

@@ -147,7 +147,7 @@ func TestTOMLParsesLikeJSON(t *testing.T) {
 	js := parseFile("/p/hooks", []byte(specJSON(t, specs)))
 	tm := parseTOMLFile("/p/hooks", []byte(specTOML(t, "model = \"gpt-5-codex\"\n", specs)))
 	want := describeFile(js)
-	if len(js.all) != 8 || len(js.problems) != 7 || !js.declared {
+	if len(js.all) != 9 || len(js.problems) != 6 || !js.declared {
 		t.Fatalf("the hooks.json itself parsed to %q", want)
 	}
 	// A decoded TOML table has no key order: events come in Codex's
@@ -263,7 +263,9 @@ func TestTOMLRunsLikeJSON(t *testing.T) {
 		{"SubagentStart", []map[string]any{group("general-purpose", cmd("context", "SubagentStart"))}},
 		{"SubagentStop", []map[string]any{group("", cmd("block", "SubagentStop"))}},
 		{"PreCompact", []map[string]any{group("manual", cmd("continue-false", "PreCompact"))}},
+		{"PostCompact", []map[string]any{group("", cmd("continue-false", "PostCompact"))}},
 		{"SessionEnd", []map[string]any{group("", cmd("sysmsg", "SessionEnd", "timeout", 2))}},
+		{"Interrupt", []map[string]any{group("", cmd("sysmsg", "Interrupt"))}},
 	}
 	for _, seam := range seams {
 		t.Run(string(seam), func(t *testing.T) {

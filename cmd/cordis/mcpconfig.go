@@ -139,17 +139,77 @@ func readSettingsFile(src setup.Source, cwd string) ([]byte, error) {
 	return dirs.ReadFile(path, trust.MaxHookFile)
 }
 
+// managedMCPFile is the administrator's managed-mcp.json ("" without a
+// policy folder).
+func (m *mcpSetup) managedMCPFile() string {
+	if m.user.managed.Dir() == "" {
+		return ""
+	}
+	return filepath.Join(m.user.managed.Dir(), mcpjson.ManagedFile)
+}
+
+// policy is the administrator's say over MCP servers: the servers of
+// managed-mcp.json when it exists (exclusive reports that: no other
+// server runs, the editor's included), and the managed allowedMcpServers
+// and deniedMcpServers lists, which apply to every server.
+func (m *mcpSetup) policy() (exclusive *mcpjson.File, p mcpjson.Policy, problems []string) {
+	managed := m.user.managed.Load()
+	p, problems = mcpjson.ParsePolicy(managed.MCPAllowed, managed.MCPDenied)
+	path := m.managedMCPFile()
+	if path == "" {
+		return nil, p, problems
+	}
+	data, err := readCappedFile(path, trust.MaxHookFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, p, problems
+	case err == nil:
+		var f mcpjson.File
+		if f, err = mcpjson.Parse(path, data); err == nil {
+			return &f, p, append(problems, f.Problems...)
+		}
+	}
+	// A policy file that cannot be read still means the administrator
+	// took control: nothing runs rather than everything.
+	return &mcpjson.File{}, p, append(problems, fmt.Sprintf("%s: %v; no MCP server runs until it is fixed", path, err))
+}
+
+// refuses is loop.Config.MCPPolicy: why the administrator's policy keeps
+// one of the editor's servers from starting ("" when it may).
+func (m *mcpSetup) refuses(sp mcp.Spec) string {
+	exclusive, p, _ := m.policy()
+	if exclusive != nil {
+		return "the administrator's " + m.managedMCPFile() + " decides which MCP servers run"
+	}
+	return p.Refuses(sp.Name, specCommand(sp), sp.URL)
+}
+
+// specCommand is a stdio server's command line, as serverCommand entries
+// name it (nil for a remote server).
+func specCommand(sp mcp.Spec) []string {
+	if sp.Command == "" {
+		return nil
+	}
+	return append([]string{sp.Command}, sp.Args...)
+}
+
 // servers is loop.Config.SetupMCP.
 func (m *mcpSetup) servers(cwd string) ([]mcp.Spec, []string) {
 	var out []mcp.Spec
 	var notices []string
 	taken := map[string]bool{}
+	exclusive, policy, problems := m.policy()
+	notices = append(notices, problems...)
 	add := func(origin string, s mcpjson.Server, vars []string) {
 		if taken[s.Name] {
 			return
 		}
 		taken[s.Name] = true
 		s, missing := s.Expand(m.lookup(vars))
+		if why := policy.Refuses(s.Name, serverCommand(s), s.URL); why != "" {
+			notices = append(notices, fmt.Sprintf("MCP server %q in %s is not started: %s.", s.Name, origin, why))
+			return
+		}
 		if len(missing) > 0 {
 			notices = append(notices, fmt.Sprintf("MCP server %q in %s: %s not set; left as written.", s.Name, origin, "${"+strings.Join(missing, "}, ${")+"}"))
 		}
@@ -161,6 +221,14 @@ func (m *mcpSetup) servers(cwd string) ([]mcp.Spec, []string) {
 			sp.Headers = append(sp.Headers, mcp.Header{Name: h.Name, Value: h.Value})
 		}
 		out = append(out, sp)
+	}
+	if exclusive != nil {
+		// Claude Code's exclusive control: the administrator's servers
+		// alone, with no approval (the policy folder is root's).
+		for _, s := range exclusive.Servers {
+			add(m.managedMCPFile(), s, []string{"CLAUDE_PROJECT_DIR=" + cwd})
+		}
+		return out, notices
 	}
 	// The user's own, for this project (local scope).
 	var user mcpjson.User
@@ -220,6 +288,14 @@ func (m *mcpSetup) servers(cwd string) ([]mcp.Spec, []string) {
 		}
 	}
 	return out, notices
+}
+
+// serverCommand is a stdio server's command line (nil for a remote one).
+func serverCommand(s mcpjson.Server) []string {
+	if s.Type != "stdio" {
+		return nil
+	}
+	return append([]string{s.Command}, s.Args...)
 }
 
 func (m *mcpSetup) userSettingsName() string {

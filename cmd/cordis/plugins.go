@@ -70,7 +70,7 @@ type agentConfig struct {
 	// ModelTable overrides the built-in model table, per model name (its
 	// dated snapshots included) or per prefix ending in "*".
 	ModelTable map[string]llm.ModelSpec `yaml:"modelTable,omitempty" json:"modelTable,omitempty" jsonschema:"description=What cordis knows of a model (context window and output limit and images and thinking form and prices) per model name or prefix ending in *; overrides the built-in table"`
-	WebFetch   webFetchConfig           `yaml:"webFetch,omitempty" json:"webFetch,omitempty" jsonschema:"description=The WebFetch tool: which private addresses it may reach and its limits"`
+	WebFetch   webFetchConfig           `yaml:"webFetch,omitempty" json:"webFetch,omitempty" jsonschema:"description=The WebFetch tool: which private addresses it may reach and its limits and the small model that applies its prompt"`
 }
 
 // webFetchConfig is agent.webFetch: loop.Config.Web as the user writes
@@ -83,7 +83,12 @@ type webFetchConfig struct {
 	MaxRedirects         int      `yaml:"maxRedirects,omitempty" json:"maxRedirects,omitempty" jsonschema:"minimum=1,description=Redirects followed on the same host (default 10); a redirect to another host is reported to the model and never followed"`
 	MaxBytes             int64    `yaml:"maxBytes,omitempty" json:"maxBytes,omitempty" jsonschema:"minimum=1,description=Bytes of a response read (default 10485760)"`
 	MaxChars             int      `yaml:"maxChars,omitempty" json:"maxChars,omitempty" jsonschema:"minimum=1,description=Characters of a page returned to the model (default 100000); the rest is cut with a marker"`
+	Model                string   `yaml:"model,omitempty" json:"model,omitempty" jsonschema:"description=A small model (such as claude-haiku-4-5) that applies each call's prompt to the page through the session's provider and returns its answer instead of the page (billed at its model table prices); off or unset (the default) returns the page itself"`
 }
+
+// summaryModelOff is the webFetch.model value that turns the small model
+// off explicitly (a project's way to do it).
+const summaryModelOff = "off"
 
 // options is the loop's WebOptions for c; where names the entry in
 // errors.
@@ -92,6 +97,9 @@ func (c webFetchConfig) options(where string) (*tools.WebOptions, error) {
 		return nil, nil // WebFetch's own defaults
 	}
 	opts := &tools.WebOptions{AllowPrivate: c.AllowPrivateNetworks, MaxRedirects: c.MaxRedirects, MaxBytes: c.MaxBytes, MaxChars: c.MaxChars}
+	if m := strings.TrimSpace(c.Model); m != summaryModelOff {
+		opts.SummaryModel = m
+	}
 	for _, r := range c.AllowPrivateRanges {
 		prefix, err := netip.ParsePrefix(r)
 		if err != nil {
@@ -221,7 +229,8 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	out.Sources.Bundles = pluginBundles(finder)
 	// A file's ${VAR} never reads a provider key, even one agent.exposeEnv
 	// passes to subprocesses.
-	out.SetupMCP = newMCPSetup(user, finder, trust.Open(stateDir), subproc.NewEnvPolicy(providerKeyEnv(cfg), nil)).servers
+	setupMCP := newMCPSetup(user, finder, trust.Open(stateDir), subproc.NewEnvPolicy(providerKeyEnv(cfg), nil))
+	out.SetupMCP, out.MCPPolicy = setupMCP.servers, setupMCP.refuses
 	// Keys come from the environment or cordis's credential file (read
 	// on each use, and registered for scrubbing when read).
 	getenv := keyGetenv(creds, providerKeyEnv(cfg))

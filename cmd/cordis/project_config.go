@@ -272,6 +272,14 @@ func (o *projectOverlay) overlay(base *config.Config, p config.Plugin) {
 	from := reflect.ValueOf(p.Config).Elem()
 	for _, key := range p.Keys {
 		name := p.ID + "." + key
+		if p.Name == "agent" && key == "webFetch.model" {
+			if why := cheaperSummaryModel(base.Plugins[i].Config.(*agentConfig), p.Config.(*agentConfig)); why != "" {
+				o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, why))
+			} else {
+				o.Applied = append(o.Applied, name)
+			}
+			continue
+		}
 		if model, field, ok := modelTableKey(p.Name, key); ok {
 			if why := lowerModelLimit(base.Plugins[i].Config.(*agentConfig), p.Config.(*agentConfig), model, field); why != "" {
 				o.Refused = append(o.Refused, fmt.Sprintf("%s (%s)", name, why))
@@ -351,6 +359,34 @@ func lowerModelLimit(user, project *agentConfig, model, field string) string {
 	}
 	merged[model] = spec
 	user.ModelTable = merged
+	return ""
+}
+
+// cheaperSummaryModel lays a project's agent.webFetch.model over the
+// user's: a project may turn WebFetch's small model off, or choose one
+// whose input and output prices (in the user's model table) are no
+// higher than those of the user's choice. It may not turn one on where
+// the user has none: that adds a model call to every fetch, billed to
+// the user. It returns why it refused, or "".
+func cheaperSummaryModel(user, project *agentConfig) string {
+	want := strings.TrimSpace(project.WebFetch.Model)
+	if want == "" || want == summaryModelOff {
+		user.WebFetch.Model = summaryModelOff
+		return ""
+	}
+	cur := strings.TrimSpace(user.WebFetch.Model)
+	if cur == "" || cur == summaryModelOff {
+		return "a project may turn WebFetch's small model off, not on"
+	}
+	table, err := llm.NewModelTable(user.ModelTable)
+	if err != nil {
+		return "the user's modelTable is not valid"
+	}
+	curPrice, wantPrice := table.Lookup(cur).Price, table.Lookup(want).Price
+	if curPrice == nil || wantPrice == nil || wantPrice.Input > curPrice.Input || wantPrice.Output > curPrice.Output {
+		return fmt.Sprintf("a project may only choose a small model for WebFetch that costs no more than the user's %s, by the model table", cur)
+	}
+	user.WebFetch.Model = want
 	return ""
 }
 

@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"slices"
 
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/claudecode"
+	"github.com/cordis-agent/cordis/internal/codexsetup"
 	"github.com/cordis-agent/cordis/internal/setup"
 	"github.com/cordis-agent/cordis/loop/commands"
 )
@@ -34,7 +36,7 @@ func findSetup() userSetup {
 func (s userSetup) commandSources() commands.Sources {
 	return commands.Sources{
 		Commands: s.commandFolders(),
-		Skills:   s.claude.Skills,
+		Skills:   s.skillRoots(),
 		Agents:   s.claude.Agents,
 	}
 }
@@ -50,6 +52,12 @@ func (s userSetup) permissionFiles() permrules.Files {
 		Settings: s.claude.Settings,
 		Local:    s.claude.LocalSettings,
 		Commands: s.commandFolders(),
-		Skills:   s.claude.Skills,
+		Skills:   s.skillRoots(),
 	}
+}
+
+// skillRoots are Claude Code's skill roots, then Codex's (the same
+// SKILL.md format): on a name clash the earlier wins.
+func (s userSetup) skillRoots() []setup.Source {
+	return slices.Concat(s.claude.Skills, codexsetup.Skills(s.home))
 }

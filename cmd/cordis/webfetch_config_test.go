@@ -61,7 +61,7 @@ func TestWebFetchConfig(t *testing.T) {
 }
 
 // webOptionsView is the part of tools.WebOptions the config sets
-// (the options hold a func, so they are not comparable as they are).
+// (the options hold a slice, so they are not comparable as they are).
 type webOptionsView struct {
 	allowPrivate bool
 	ranges       []netip.Prefix
@@ -107,5 +107,61 @@ func TestProjectConfigWebFetch(t *testing.T) {
 	w := user.WebFetch
 	if w.AllowPrivateNetworks || w.AllowPrivateRanges != nil || w.Timeout != "5s" || w.MaxChars != 2000 || w.MaxBytes != 1<<20 {
 		t.Errorf("webFetch after the project = %+v", w)
+	}
+}
+
+// agent.webFetch.model names the small model that applies WebFetch's
+// prompt; off (or nothing) leaves the page as the result.
+func TestWebFetchSummaryModelConfig(t *testing.T) {
+	for model, want := range map[string]string{"claude-haiku-4-5": "claude-haiku-4-5", "off": "", `" gpt-4o-mini "`: "gpt-4o-mini"} {
+		text := "- id: agent\n  name: agent\n  config: {webFetch: {model: " + model + "}}\n- id: llm\n  name: llm/anthropic\n  config: {model: m}\n"
+		cfg, err := config.Parse([]byte(text), "test.yml", newRegistry(), os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, err := assemble(cfg, t.TempDir(), slog.New(slog.NewTextHandler(io.Discard, nil)), nil, credentialFile{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lc.Web == nil || lc.Web.SummaryModel != want {
+			t.Errorf("model %s: web options %+v, want the small model %q", model, lc.Web, want)
+		}
+	}
+}
+
+// A trusted project may turn WebFetch's small model off, or choose one
+// that costs no more than the user's (by the model table), but never
+// turn one on or choose a dearer or unknown one: each is a model call
+// per fetch, billed to the user.
+func TestProjectConfigWebFetchModel(t *testing.T) {
+	for _, c := range []struct {
+		user, project string
+		want          string // the user's setting after the project; "" when refused
+		refusal       string
+	}{
+		{user: "claude-haiku-4-5", project: "off", want: "off"},
+		{user: "claude-haiku-4-5", project: `""`, want: "off"},
+		{user: "claude-sonnet-4-5", project: "claude-haiku-4-5", want: "claude-haiku-4-5"},
+		{user: "", project: "claude-haiku-4-5", refusal: "a project may turn WebFetch's small model off, not on"},
+		{user: "off", project: "claude-haiku-4-5", refusal: "a project may turn WebFetch's small model off, not on"},
+		{user: "claude-haiku-4-5", project: "claude-opus-4-5", refusal: "a project may only choose a small model for WebFetch that costs no more than the user's claude-haiku-4-5, by the model table"},
+		{user: "claude-haiku-4-5", project: "someones-model", refusal: "costs no more than the user's claude-haiku-4-5"},
+	} {
+		dir := writeProject(t, "- id: agent\n  name: agent\n  config:\n    webFetch:\n      model: "+c.project+"\n")
+		store := trust.Open(t.TempDir())
+		trustProject(t, store, dir)
+		base := builtinDefault()
+		user := pluginConfig[*agentConfig](t, base, "agent")
+		user.WebFetch.Model = c.user
+		o := applyProjectConfig(base, dir, store, newRegistry())
+		if c.refusal != "" {
+			if len(o.Refused) != 1 || !strings.HasPrefix(o.Refused[0], "agent.webFetch.model (") || !strings.Contains(o.Refused[0], c.refusal) || user.WebFetch.Model != c.user {
+				t.Errorf("user %q, project %q: refused %q, model now %q; want refused with %q", c.user, c.project, o.Refused, user.WebFetch.Model, c.refusal)
+			}
+			continue
+		}
+		if len(o.Refused) != 0 || strings.Join(o.Applied, ",") != "agent.webFetch.model" || user.WebFetch.Model != c.want {
+			t.Errorf("user %q, project %q: applied %q, refused %q, model now %q; want %q", c.user, c.project, o.Applied, o.Refused, user.WebFetch.Model, c.want)
+		}
 	}
 }

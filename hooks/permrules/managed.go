@@ -33,6 +33,10 @@ type Managed struct {
 	// DisableAllHooks (disableAllHooks in the policy): no hook runs, the
 	// policy's included.
 	DisableAllHooks bool
+	// MCPAllowed and MCPDenied are the raw allowedMcpServers and
+	// deniedMcpServers lists (nil when absent), which cmd/cordis applies
+	// to every MCP server (internal/claudecode/mcpjson.Policy).
+	MCPAllowed, MCPDenied json.RawMessage
 	// Problems are files that could not be read or parsed, each naming
 	// the file: such a file is left out, the others still apply.
 	Problems []string
@@ -122,9 +126,12 @@ func ReadManaged(dir string) Managed {
 		DisableAllHooks any             `json:"disableAllHooks"`
 		// disableBypassPermissionsMode belongs under permissions; a
 		// policy that sets it at the top level means the same.
-		DisableBypass any `json:"disableBypassPermissionsMode"`
+		DisableBypass any             `json:"disableBypassPermissionsMode"`
+		MCPAllowed    json.RawMessage `json:"allowedMcpServers"`
+		MCPDenied     json.RawMessage `json:"deniedMcpServers"`
 	}
 	json.Unmarshal(data, &top)
+	m.MCPAllowed, m.MCPDenied = top.MCPAllowed, top.MCPDenied
 	m.RulesOnly, m.HooksOnly, m.DisableAllHooks = top.RulesOnly == true, top.HooksOnly == true, top.DisableAllHooks == true
 	if len(top.Permissions) > 0 {
 		perms, problems := decodePermissions(top.Permissions)

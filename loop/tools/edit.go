@@ -38,7 +38,7 @@ func (editTool) Kind() Kind              { return KindEdit }
 func (editTool) ReadOnly() bool          { return false }
 
 func (editTool) Describe(env *Env, input json.RawMessage) Description {
-	var in EditInput
+	var in filePathOnly // the strings, perhaps megabytes, are not copied
 	describeInput(input, &in)
 	if in.FilePath == "" {
 		return Description{Title: "Edit"}

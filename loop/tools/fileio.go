@@ -111,7 +111,7 @@ func writeText(ctx context.Context, env *Env, dirs *confine.Dirs, path, content 
 	if env.FS != nil {
 		// The editor opens the file: confinement at open time is the
 		// editor's then.
-		return env.FS.WriteTextFile(ctx, path, content)
+		return writeThroughEditor(ctx, env.FS, path, content)
 	}
 	// WriteFile only reads its argument, so the content need not be
 	// copied: a Write of a large file holds it once.

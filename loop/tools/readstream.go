@@ -71,14 +71,17 @@ func window(br *bufio.Reader, path string, offset, limit int, wholeFile bool) (s
 		fmt.Fprintf(&b, "%6d\t%s", last+1, line)
 		last++
 	}
-	rest, err := countRestLines(br)
+	rest, counted, err := countRestLines(br, restCountBytes)
 	if err != nil {
 		return "", err
 	}
 	var notes []string
 	switch total := last + rest; {
-	case last < total && wholeFile:
+	case last < total && wholeFile && counted:
 		notes = append(notes, fmt.Sprintf("Showing lines %d-%d of %d. Use offset and limit to read more.", offset, last, total))
+	case last < total && wholeFile:
+		notes = append(notes, fmt.Sprintf("Showing lines %d-%d; the file goes on for more than %d MiB after them (lines not counted). Use offset and limit to read more, or Grep to find what you need in it.",
+			offset, last, restCountBytes>>20))
 	case last < total:
 		notes = append(notes, fmt.Sprintf("Showing lines %d-%d; the file goes on. Use offset and limit to read more.", offset, last))
 	}
@@ -146,28 +149,40 @@ func readLine(br *bufio.Reader, keep int) (line []byte, cut bool, err error) {
 	}
 }
 
-// countRestLines counts the lines left in br (a last line without a newline
-// counts too).
-func countRestLines(br *bufio.Reader) (int, error) {
-	n, last := 0, byte('\n')
-	buf := make([]byte, readBufferBytes)
-	for {
-		m, err := br.Read(buf)
-		if m > 0 {
-			n += bytes.Count(buf[:m], []byte{'\n'})
-			last = buf[m-1]
+// restCountBytes is how far past the window a Read counts lines to give
+// the file's total. A longer rest is not read at all: the note then says
+// the file goes on, so a Read of the head of a huge file (a log) costs
+// what head does, not a scan of the whole file.
+const restCountBytes = 1 << 20
+
+// countRestLines counts the lines left in br (a last line without a
+// newline counts too), reading at most limit bytes: past that it stops,
+// with counted false and n the lines seen (at least 1).
+func countRestLines(br *bufio.Reader, limit int) (n int, counted bool, err error) {
+	last := byte('\n')
+	for read := 0; ; {
+		chunk, err := br.Peek(min(br.Size(), limit-read+1))
+		if len(chunk) > limit-read {
+			// More than limit bytes are left: the total is not counted.
+			return n + max(bytes.Count(chunk, []byte{'\n'}), 1), false, nil
+		}
+		if len(chunk) > 0 {
+			n += bytes.Count(chunk, []byte{'\n'})
+			last = chunk[len(chunk)-1]
+			read += len(chunk)
+			br.Discard(len(chunk))
 		}
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return 0, err
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return 0, false, err
 		}
 	}
 	if last != '\n' {
 		n++
 	}
-	return n, nil
+	return n, true, nil
 }
 
 // truncateRunes is the first n runes of b.

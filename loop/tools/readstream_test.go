@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -95,7 +96,9 @@ func TestLineWindowAgreesWithWholeRead(t *testing.T) {
 }
 
 // A window far into a file larger than any whole-file limit is read by
-// streaming: no refusal, the right lines, the total counted.
+// streaming: no refusal, the right lines, the total counted when the rest
+// of the file is short; a default Read of it says the file goes on
+// without counting 70 MB of lines.
 func TestReadWindowOfHugeFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 70 MB file")
@@ -115,14 +118,15 @@ func TestReadWindowOfHugeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	res := run(t, env, "Read", map[string]any{"file_path": p, "offset": 1_250_000, "limit": 2})
-	want := "1250000\t01250000 this is a line of a log that is very large!!!\n1250001\t01250001 this is a line of a log that is very large!!!\n\n(Showing lines 1250000-1250001 of 1300000. Use offset and limit to read more.)"
+	res := run(t, env, "Read", map[string]any{"file_path": p, "offset": 1_290_000, "limit": 2})
+	want := "1290000\t01290000 this is a line of a log that is very large!!!\n1290001\t01290001 this is a line of a log that is very large!!!\n\n(Showing lines 1290000-1290001 of 1300000. Use offset and limit to read more.)"
 	if res.IsError || res.Text != want {
 		t.Fatalf("%+v", res)
 	}
 	res = run(t, env, "Read", map[string]any{"file_path": p})
-	if res.IsError || !strings.HasSuffix(res.Text, "(Showing lines 1-2000 of 1300000. Use offset and limit to read more.)") {
-		t.Fatalf("default read: %.200q", res.Text)
+	if res.IsError || !strings.HasPrefix(res.Text, "     1\t00000001 this") ||
+		!strings.HasSuffix(res.Text, "(Showing lines 1-2000; the file goes on for more than 1 MiB after them (lines not counted). Use offset and limit to read more, or Grep to find what you need in it.)") {
+		t.Fatalf("default read: %.200q … %.200q", res.Text, res.Text[max(0, len(res.Text)-200):])
 	}
 }
 
@@ -136,5 +140,50 @@ func TestReadHonoursCancel(t *testing.T) {
 	res := runCtx(t, ctx, env, "Read", map[string]any{"file_path": p})
 	if !res.IsError || !strings.Contains(res.Text, "cancelled") {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// countingReader yields n bytes of numbered lines without holding them,
+// and counts what was read.
+type countingReader struct {
+	n, read int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read >= c.n {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), c.n-c.read)]
+	for i := range p {
+		p[i] = "a line of a generated file\n"[(c.read+int64(i))%27]
+	}
+	c.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestDefaultReadOfHugeFileReadsItsHead: the first window of a 1 GiB
+// file reads the window and at most restCountBytes (and a buffer) past
+// it, and says the file goes on; a rest shorter than that is counted.
+func TestDefaultReadOfHugeFileReadsItsHead(t *testing.T) {
+	huge := &countingReader{n: 1 << 30}
+	got, err := lineWindow(bufio.NewReaderSize(huge, readBufferBytes), "huge.log", 1, readDefaultLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if window := int64(readDefaultLimit * 27); huge.read > window+restCountBytes+2*readBufferBytes {
+		t.Errorf("read %d bytes for a window of %d", huge.read, window)
+	}
+	if !strings.HasPrefix(got, "     1\ta line of a generated file\n") || !strings.Contains(got, "  2000\ta line") ||
+		!strings.HasSuffix(got, "(Showing lines 1-2000; the file goes on for more than 1 MiB after them (lines not counted). Use offset and limit to read more, or Grep to find what you need in it.)") {
+		t.Errorf("window: %.80q … %.300q", got, got[max(0, len(got)-300):])
+	}
+
+	short := &countingReader{n: 27 * (readDefaultLimit + 1000)}
+	got, err = lineWindow(bufio.NewReaderSize(short, readBufferBytes), "short.log", 1, readDefaultLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(got, "(Showing lines 1-2000 of 3000. Use offset and limit to read more.)") {
+		t.Errorf("short file: %.300q", got[max(0, len(got)-300):])
 	}
 }

@@ -212,6 +212,10 @@ type Env struct {
 	// WebSearch runs a web search through the model provider's own search
 	// tool; nil when the provider has none (WebSearch then reports so).
 	WebSearch func(ctx context.Context, in WebSearchInput) (SearchResult, error)
+	// AskAboutPage applies a WebFetch call's prompt to the page it
+	// fetched with a small model and returns the answer; nil when no
+	// model is configured for it (WebFetch then returns the page).
+	AskAboutPage func(ctx context.Context, q PageQuestion) (string, error)
 
 	// OutputLimit caps captured command output in bytes (0: default).
 	OutputLimit int

@@ -29,7 +29,8 @@ type WebFetchInput struct {
 // WebOptions tune WebFetch. The zero value (or a nil *WebOptions) is the
 // default: private, loopback and link-local addresses refused, a 30 s
 // timeout, 10 redirects on the same host, 10 MiB read, 100000 characters
-// returned, and the page returned as is (no summarising model).
+// returned, and the page returned as is (no small model applies the
+// prompt).
 type WebOptions struct {
 	// AllowPrivate lets WebFetch reach loopback, private and link-local
 	// addresses (a local documentation server, tests).
@@ -44,9 +45,17 @@ type WebOptions struct {
 	MaxBytes int64
 	// MaxChars caps the text returned to the model.
 	MaxChars int
-	// Summarize applies the call's prompt to the page with a small model
-	// and returns its answer; nil returns the page itself.
-	Summarize func(ctx context.Context, prompt, content string) (string, error)
+	// SummaryModel is the model the loop asks to apply a call's prompt to
+	// the page (Env.AskAboutPage); "" returns the page itself.
+	SummaryModel string
+}
+
+// PageQuestion is what Env.AskAboutPage is given: a fetched page, already
+// cut to WebOptions.MaxChars, and the call's prompt.
+type PageQuestion struct {
+	URL, Prompt, Content string
+	// Cut is set when the page was longer than Content.
+	Cut bool
 }
 
 const (
@@ -138,18 +147,34 @@ func (t webFetchTool) Run(ctx context.Context, env *Env, input json.RawMessage) 
 	if cut > 0 || page.truncated {
 		content += fmt.Sprintf("\n\n[content truncated: the page is longer than cordis returns (%s)]", truncationNote(cut, page.truncated, opts.MaxBytes))
 	}
-	if opts.Summarize != nil && strings.TrimSpace(in.Prompt) != "" {
-		answer, err := opts.Summarize(ctx, in.Prompt, content)
+	if env.AskAboutPage != nil && strings.TrimSpace(in.Prompt) != "" {
+		answer, err := env.AskAboutPage(ctx, PageQuestion{URL: page.url, Prompt: in.Prompt, Content: content, Cut: cut > 0 || page.truncated})
 		if err == nil {
-			return Result{Text: answer}
+			return pageAnswer(page.url, answer, cut > 0 || page.truncated)
 		}
 		if ctx.Err() != nil {
 			return Errorf("WebFetch: cancelled")
 		}
 		// The page itself still answers the call.
-		content = "[the page could not be summarised (" + err.Error() + "); here it is]\n\n" + content
+		content = "[the prompt could not be applied to the page by the small model (" + err.Error() + "); here is the page]\n\n" + content
 	}
 	return Result{Text: fmt.Sprintf("Content of %s (%s):\n\n%s", page.url, page.kind, content)}
+}
+
+// pageAnswer is what the model is told when a small model applied its
+// prompt to the page: the answer, marked as one, so that the model
+// knows to ask again with a narrower prompt rather than take the answer
+// for the whole page.
+func pageAnswer(url, answer string, cut bool) Result {
+	answer = strings.TrimSpace(answer)
+	if answer == "" {
+		answer = "(the small model gave no answer)"
+	}
+	head := fmt.Sprintf("Answer to the prompt from %s (the page was read by a small model; call WebFetch again with a more specific prompt for details):\n\n", url)
+	if cut {
+		answer += "\n\n[the page was longer than cordis reads: the answer covers only its beginning]"
+	}
+	return Result{Text: head + answer}
 }
 
 func truncationNote(cutChars int, cutBytes bool, maxBytes int64) string {

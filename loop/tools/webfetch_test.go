@@ -146,21 +146,54 @@ func TestWebFetchAllowedPrivateRange(t *testing.T) {
 	}
 }
 
-func TestWebFetchSummarize(t *testing.T) {
+// With a small model configured (Env.AskAboutPage), the model gets its
+// answer, marked as one, and the small model gets the page as the tool
+// would have returned it: cut to MaxChars, with the marker. A failing
+// side call falls back to the page; an empty prompt asks nothing.
+func TestWebFetchAskAboutPage(t *testing.T) {
 	srv := newWebServer(t)
-	var gotPrompt, gotContent string
-	env := fetchEnv(t, WebOptions{AllowPrivate: true, Summarize: func(ctx context.Context, prompt, content string) (string, error) {
-		gotPrompt, gotContent = prompt, content
-		return "It says plain text.", nil
-	}})
-	res := run(t, env, "WebFetch", map[string]any{"url": srv.URL + "/text", "prompt": "What does it say?"})
-	if res.Text != "It says plain text." || gotPrompt != "What does it say?" || !strings.Contains(gotContent, "plain <b>text</b>") {
-		t.Errorf("result %q; summariser got %q / %q", res.Text, gotPrompt, gotContent)
+	var got []PageQuestion
+	env := fetchEnv(t, WebOptions{AllowPrivate: true, MaxChars: 1000})
+	env.AskAboutPage = func(ctx context.Context, q PageQuestion) (string, error) {
+		got = append(got, q)
+		return " It says plain text. ", nil
 	}
-	env.Web.Summarize = func(context.Context, string, string) (string, error) { return "", errors.New("no model") }
+	res := run(t, env, "WebFetch", map[string]any{"url": srv.URL + "/text", "prompt": "What does it say?"})
+	want := "Answer to the prompt from " + srv.URL + "/text (the page was read by a small model; call WebFetch again with a more specific prompt for details):\n\nIt says plain text."
+	if res.IsError || res.Text != want {
+		t.Errorf("result %q, want %q", res.Text, want)
+	}
+	if len(got) != 1 || got[0].Prompt != "What does it say?" || got[0].Content != "plain <b>text</b>" || got[0].URL != srv.URL+"/text" || got[0].Cut {
+		t.Errorf("the small model was asked %+v", got)
+	}
+
+	got = nil
+	res = run(t, env, "WebFetch", map[string]any{"url": srv.URL + "/large", "prompt": "Digits?"})
+	if len(got) != 1 || !got[0].Cut || !strings.HasPrefix(got[0].Content, strings.Repeat("0123456789", 100)+"\n\n[content truncated") || len([]rune(got[0].Content)) > 1200 {
+		t.Errorf("a large page reached the small model as %d characters (cut %v)", len(got[0].Content), got[0].Cut)
+	}
+	if !strings.HasSuffix(res.Text, "[the page was longer than cordis reads: the answer covers only its beginning]") {
+		t.Errorf("a cut page's answer does not say so: %q", res.Text)
+	}
+
+	got = nil
+	if res := run(t, env, "WebFetch", map[string]any{"url": srv.URL + "/text", "prompt": "  "}); len(got) != 0 || !strings.Contains(res.Text, "plain <b>text</b>") {
+		t.Errorf("an empty prompt: asked %+v, result %q", got, res.Text)
+	}
+
+	env.AskAboutPage = func(context.Context, PageQuestion) (string, error) { return "", errors.New("no model") }
 	res = run(t, env, "WebFetch", map[string]any{"url": srv.URL + "/text", "prompt": "What?"})
-	if res.IsError || !strings.Contains(res.Text, "could not be summarised (no model)") || !strings.Contains(res.Text, "plain <b>text</b>") {
-		t.Errorf("with a failing summariser: %+v", res)
+	if res.IsError || !strings.Contains(res.Text, "could not be applied to the page by the small model (no model)") || !strings.Contains(res.Text, "plain <b>text</b>") {
+		t.Errorf("with a failing small model: %+v", res)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	env.AskAboutPage = func(ctx context.Context, _ PageQuestion) (string, error) {
+		cancel()
+		return "", ctx.Err()
+	}
+	if res := runCtx(t, ctx, env, "WebFetch", map[string]any{"url": srv.URL + "/text", "prompt": "What?"}); !res.IsError || res.Text != "WebFetch: cancelled" {
+		t.Errorf("cancelled while the small model reads: %+v", res)
 	}
 }
 

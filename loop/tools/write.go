@@ -14,6 +14,11 @@ type WriteInput struct {
 
 var writeSpec = specFor[WriteInput]()
 
+// filePathOnly is the part of a Write or Edit input a description needs.
+type filePathOnly struct {
+	FilePath string `json:"file_path"`
+}
+
 type writeTool struct{}
 
 func (writeTool) Name() string { return "Write" }
@@ -31,7 +36,7 @@ func (writeTool) Kind() Kind              { return KindEdit }
 func (writeTool) ReadOnly() bool          { return false }
 
 func (writeTool) Describe(env *Env, input json.RawMessage) Description {
-	var in WriteInput
+	var in filePathOnly // the content, perhaps megabytes, is not copied
 	describeInput(input, &in)
 	if in.FilePath == "" {
 		return Description{Title: "Write"}
@@ -62,10 +67,11 @@ func (t writeTool) Run(ctx context.Context, env *Env, input json.RawMessage) Res
 	// A file missing on disk is new: it is not read through the editor
 	// first, whose error for it some clients print (acpx: ENOENT).
 	diffs, existed, err := writeDiffs(ctx, env, dirs, path, in.Content, false)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Errorf("Write was cancelled; %s was not changed.", path)
-		}
+	switch {
+	case ctx.Err() != nil:
+		// Past this point the file may change, and the result says how.
+		return Errorf("Write was cancelled; %s was not changed.", path)
+	case err != nil:
 		return Errorf("Write: cannot read the current content of %s: %v", path, err)
 	}
 	if err := writeText(ctx, env, dirs, path, in.Content); err != nil {

@@ -153,9 +153,9 @@ func TestObjectKeepsOrder(t *testing.T) {
 	if got := string(o.JSON()); got != `{"z":"a && b","a":null,"m":null}` {
 		t.Errorf("JSON = %s", got)
 	}
-	escaped := Object{EscapeHTML: true}
-	escaped.Set("k", "<&>")
-	if got := string(escaped.JSON()); got != `{"k":"\u003c\u0026\u003e"}` {
-		t.Errorf("escaped JSON = %s", got)
+	var html Object
+	html.Set("k", "<&>")
+	if got := string(html.JSON()); got != `{"k":"<&>"}` {
+		t.Errorf("JSON = %s; want <, > and & as written", got)
 	}
 }

@@ -8,12 +8,12 @@ import (
 // Object is a JSON object that keeps its keys in the order they were set,
 // so that a hook's input is byte-for-byte stable and in the order its
 // dialect documents. The zero value is an empty object.
+//
+// Strings are written as both dialects' own tools write them (Node's
+// JSON.stringify, Rust's serde_json): <, > and & stay as they are, so a
+// hook that looks for `a && b` in its raw input finds it.
 type Object struct {
-	// EscapeHTML escapes <, > and & in strings as encoding/json does by
-	// default (the Claude bridge's input always has); without it a hook
-	// that compares a command like `a && b` literally sees it as written.
-	EscapeHTML bool
-	fields     []objectField
+	fields []objectField
 }
 
 type objectField struct {
@@ -50,7 +50,7 @@ func (o *Object) encode(v any) []byte {
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(o.EscapeHTML)
+	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return []byte("null")
 	}

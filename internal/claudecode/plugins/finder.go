@@ -48,6 +48,11 @@ type Finder struct {
 	// precedence first: the user's, the project's, the project's local
 	// (claudecode.Layout.Settings).
 	Settings []setup.Source
+	// Managed, when set, lists the administrator's policy files in merge
+	// order (managed-settings.json, then managed-settings.d/*.json): their
+	// enabledPlugins rank above every settings file, so a policy's false
+	// blocks a plugin everywhere and its true enables one.
+	Managed func() []string
 	// Trust holds the enablements by a project's settings that the user
 	// vouched for (nil: none).
 	Trust *trust.Store
@@ -179,7 +184,14 @@ func (f *Finder) inputs(cwd string) []string {
 	for _, s := range f.Settings {
 		files = append(files, s.In(cwd))
 	}
-	return files
+	return append(files, f.managedFiles()...)
+}
+
+func (f *Finder) managedFiles() []string {
+	if f.Managed == nil {
+		return nil
+	}
+	return f.Managed()
 }
 
 func (f *Finder) resolve(cwd string) *resolved {
@@ -227,6 +239,8 @@ func stampOf(files []string, plugins []Plugin) string {
 type layer struct {
 	path    string
 	project bool
+	// managed: an administrator's policy file.
+	managed bool
 	enabled map[string]bool
 }
 
@@ -273,6 +287,16 @@ func (f *Finder) read(cwd string) *resolved {
 			layers = append(layers, l)
 		}
 	}
+	for _, path := range f.managedFiles() {
+		l, err := readEnabled(setup.User(path), cwd)
+		if err != nil {
+			r.problems = append(r.problems, err.Error())
+		}
+		if l.enabled != nil {
+			l.managed = true
+			layers = append(layers, l)
+		}
+	}
 	ids := map[string]bool{}
 	for _, in := range installs {
 		ids[in.ID] = true
@@ -316,6 +340,11 @@ func (f *Finder) decide(r *resolved, cwd, id string, installs []Install, markets
 	}
 	rec, forProject := pick(recs, cwd)
 	switch {
+	case by != nil && !by.enabled[id] && by.managed:
+		if len(recs) > 0 {
+			r.skipped = append(r.skipped, Skipped{ID: id, Why: "blocked by the administrator's policy (" + by.path + "); no other settings file can enable it"})
+		}
+		return
 	case by != nil && !by.enabled[id]:
 		if len(recs) > 0 {
 			r.skipped = append(r.skipped, Skipped{ID: id, Why: "disabled by " + by.path})
