@@ -159,7 +159,7 @@ func (m *mcpSetup) policy() (exclusive *mcpjson.File, p mcpjson.Policy, problems
 	if path == "" {
 		return nil, p, problems
 	}
-	data, err := readCappedFile(path, trust.MaxHookFile)
+	data, err := confine.ReadRegularFile(path, trust.MaxHookFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, p, problems
@@ -233,7 +233,7 @@ func (m *mcpSetup) servers(cwd string) ([]mcp.Spec, []string) {
 	// The user's own, for this project (local scope).
 	var user mcpjson.User
 	if path := m.userMCPFile(); path != "" {
-		data, err := readCappedFile(path, maxUserMCPFile)
+		data, err := confine.ReadRegularFile(path, maxUserMCPFile)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -346,19 +346,4 @@ func projectKeys(cwd string) []string {
 		dir = parent
 		keys = append(keys, dir)
 	}
-}
-
-// readCappedFile reads a regular file of at most limit bytes.
-func readCappedFile(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("it is %d bytes, more than %d", fi.Size(), limit)
-	}
-	return os.ReadFile(path)
 }

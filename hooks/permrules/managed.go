@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // Managed is an administrator's policy: Claude Code's managed settings
@@ -98,7 +98,7 @@ func ReadManaged(dir string) Managed {
 	m := Managed{}
 	merged := map[string]any{}
 	for _, path := range ManagedFiles(dir) {
-		data, err := readPolicyFile(path)
+		data, err := confine.ReadRegularFile(path, maxSettingsFile)
 		var doc map[string]any
 		if err == nil {
 			dec := json.NewDecoder(bytes.NewReader(data))
@@ -144,28 +144,6 @@ func ReadManaged(dir string) Managed {
 		m.Permissions.DisableBypassPermissionsMode = "disable"
 	}
 	return m
-}
-
-// readPolicyFile reads a policy file: a regular file (a FIFO or device is
-// refused without waiting on it), capped like a project settings file.
-func readPolicyFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSettingsFile+1))
-	if err == nil && len(data) > maxSettingsFile {
-		err = fmt.Errorf("larger than %d bytes", maxSettingsFile)
-	}
-	return data, err
 }
 
 // mergeObject merges src into dst as Claude Code merges managed-settings.d

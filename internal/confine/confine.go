@@ -491,3 +491,33 @@ func Within(dir, p string) bool {
 	}
 	return strings.HasPrefix(p, dir)
 }
+
+// ReadRegularFile reads the file at path with the guarantees a confined
+// read has, for the files cordis reads from fixed places outside any
+// session directory (its own config, Claude Code's user and managed
+// settings, installed plugins, git's global excludes): a FIFO or device is
+// refused without waiting on it, and a file over limit bytes is refused.
+// The errors do not repeat the path; callers name the file in their own
+// words.
+func ReadRegularFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|fileFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	}
+	return data, nil
+}

@@ -344,7 +344,7 @@ func walkMarkdown(root string, project bool, cwd string, visit func(p, rel strin
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
-		if err := visit(p, rel, func() ([]byte, error) { return readCapped(p) }); err != nil {
+		if err := visit(p, rel, func() ([]byte, error) { return confine.ReadRegularFile(p, maxCommandFile) }); err != nil {
 			errs = append(errs, LoadError{p, err.Error()})
 		}
 		return nil
@@ -411,16 +411,6 @@ func walkProject(root, cwd string, visit func(p, rel string, read func() ([]byte
 	return errs
 }
 
-// readCapped reads a command file of the user's, refusing one larger
-// than maxCommandFile.
-func readCapped(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err == nil && len(data) > maxCommandFile {
-		return nil, fmt.Errorf("file is %d bytes; command files are capped at %d", len(data), maxCommandFile)
-	}
-	return data, err
-}
-
 // loadFile makes the prompt command name from the file at path. read
 // returns the file's content; it is called only when the name is valid.
 func loadFile(path, name string, source Source, read func() ([]byte, error)) (*Prompt, error) {
@@ -470,7 +460,12 @@ func splitFrontmatter(data []byte, fm any) (string, error) {
 		}
 	}
 	if err := yaml.Unmarshal(head, fm); err != nil {
-		return "", fmt.Errorf("frontmatter: %v", err)
+		// Claude Code reads a header that strict YAML refuses (an
+		// unquoted description with ": " in it), so cordis does too.
+		fixed, lerr := lenientFrontmatter(head)
+		if lerr != nil || hasNoFields(head) || yaml.Unmarshal(fixed, fm) != nil {
+			return "", fmt.Errorf("frontmatter: %v", err)
+		}
 	}
 	return strings.TrimPrefix(string(tail), "\n"), nil
 }

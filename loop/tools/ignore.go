@@ -2,8 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -297,7 +295,7 @@ func ignored(files []*ignoreFile, abs string, isDir bool) bool {
 func repoIgnores(at confine.Path, dir string) []*ignoreFile {
 	var out []*ignoreFile
 	if p := globalExcludesFile(); p != "" {
-		if data, err := readLimited(p, maxIgnoreFile); err == nil {
+		if data, err := confine.ReadRegularFile(p, maxIgnoreFile); err == nil {
 			if f := parseIgnore(data, dir); f != nil {
 				out = append(out, f)
 			}
@@ -311,18 +309,6 @@ func repoIgnores(at confine.Path, dir string) []*ignoreFile {
 		}
 	}
 	return out
-}
-
-func readLimited(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // globalExcludesFile returns the path of the user's global excludes
@@ -373,7 +359,7 @@ func globalExcludesFile() string {
 // simple syntax only (sections, "key = value" lines, quotes, comments);
 // includes are not followed.
 func configExcludesFile(name string) (string, bool) {
-	data, err := readLimited(name, 1<<20)
+	data, err := confine.ReadRegularFile(name, 1<<20)
 	if err != nil {
 		return "", false
 	}

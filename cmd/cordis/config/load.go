@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cordis-agent/cordis/internal/confine"
 	"gopkg.in/yaml.v3"
 )
 
@@ -106,7 +107,7 @@ type Patch struct {
 // Load reads the configuration at path, following its includes, and decodes
 // every entry with reg. getenv supplies ${VAR} values; nil means os.Getenv.
 func Load(path string, reg *Registry, getenv func(string) string) (*Config, error) {
-	l := newLoader(reg, getenv, readConfigFile)
+	l := newLoader(reg, getenv, func(path string) ([]byte, error) { return confine.ReadRegularFile(path, maxFileSize) })
 	entries, err := l.loadFile(path, "", 0)
 	if err != nil {
 		return nil, err
@@ -151,29 +152,6 @@ func (l *loader) warn(file string, line int, msg string) {
 		where += ":" + strconv.Itoa(line)
 	}
 	l.warnings = append(l.warnings, singleLine(where+": "+msg))
-}
-
-func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes", maxFileSize)
-	}
-	return data, nil
 }
 
 // fileIdentity names a file independently of how a path spells it, for

@@ -196,7 +196,7 @@ func TestLoadErrors(t *testing.T) {
 			name:    "directory",
 			files:   map[string]string{"dir/x.yml": "[]"},
 			load:    "dir",
-			wantErr: `dir: not a regular file`,
+			wantErr: `dir: not a regular file (directory)`,
 		},
 		{
 			name: "patch for an id the include does not define",

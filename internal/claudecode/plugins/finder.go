@@ -252,7 +252,7 @@ func (f *Finder) read(cwd string) *resolved {
 	for i, dir := range f.pluginDirs() {
 		seed := f.UserDir == "" || i > 0
 		path := filepath.Join(dir, InstalledFile)
-		if data, err := readCapped(path); err == nil {
+		if data, err := confine.ReadRegularFile(path, maxFile); err == nil {
 			recs, err := ParseInstalled(path, data, dir, f.Home)
 			if err != nil {
 				r.problems = append(r.problems, err.Error())
@@ -265,7 +265,7 @@ func (f *Finder) read(cwd string) *resolved {
 			r.problems = append(r.problems, fmt.Sprintf("%s: cannot read: %v", path, err))
 		}
 		path = filepath.Join(dir, MarketplacesFile)
-		if data, err := readCapped(path); err == nil {
+		if data, err := confine.ReadRegularFile(path, maxFile); err == nil {
 			ms, err := ParseKnownMarketplaces(path, data, f.Home)
 			if err != nil {
 				r.problems = append(r.problems, err.Error())
@@ -361,7 +361,7 @@ func (f *Finder) decide(r *resolved, cwd, id string, installs []Install, markets
 		root = rec.Path
 	} else if loc := markets[market]; loc != "" {
 		// A marketplace on disk holds a copy Claude Code also runs from.
-		if data, err := readCapped(filepath.Join(loc, ".claude-plugin", "marketplace.json")); err == nil {
+		if data, err := confine.ReadRegularFile(filepath.Join(loc, ".claude-plugin", "marketplace.json"), maxFile); err == nil {
 			if dir := marketplaceSource(loc, data, name); isDir(dir) {
 				root = dir
 			}
@@ -437,7 +437,7 @@ func readEnabled(src setup.Source, cwd string) (layer, error) {
 		data, err = dirs.ReadFile(path, maxSettings)
 		dirs.Close()
 	} else {
-		data, err = readCapped(path)
+		data, err = confine.ReadRegularFile(path, maxFile)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil

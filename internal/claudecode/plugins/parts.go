@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cordis-agent/cordis/internal/claudecode/mcpjson"
+	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 // ManifestPath is where a plugin keeps its manifest, relative to its root.
@@ -62,7 +63,7 @@ func ReadParts(root, name string) (Parts, error) {
 		Hooks       json.RawMessage `json:"hooks"`
 		MCPServers  json.RawMessage `json:"mcpServers"`
 	}
-	data, err := readCapped(mpath)
+	data, err := confine.ReadRegularFile(mpath, maxFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -142,7 +143,7 @@ func ReadParts(root, name string) (Parts, error) {
 		}
 	}
 	for _, f := range mcpFiles {
-		data, err := readCapped(f)
+		data, err := confine.ReadRegularFile(f, maxFile)
 		if err != nil {
 			p.Problems = append(p.Problems, fmt.Sprintf("%s: cannot read: %v; its MCP servers are skipped", f, err))
 			continue
@@ -221,20 +222,4 @@ func existingDirs(dirs []string) []string {
 		}
 	}
 	return out
-}
-
-// readCapped reads a plugin file, refusing one larger than maxFile or
-// that is not a regular file (a FIFO would block).
-func readCapped(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if fi.Size() > maxFile {
-		return nil, fmt.Errorf("it is %d bytes, more than %d", fi.Size(), maxFile)
-	}
-	return os.ReadFile(path)
 }
