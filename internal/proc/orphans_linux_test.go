@@ -75,7 +75,7 @@ func TestEscapeeDiesBesideLongLivedChild(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	got := Run(context.Background(), Cmd{
 		Path:  "/bin/sh",
-		Args:  []string{"-c", fmt.Sprintf("setsid -f sh -c 'echo $$ > %s; exec sleep 100'; sleep 0.2; echo done", pidFile)},
+		Args:  []string{"-c", fmt.Sprintf("setsid -f sh -c 'echo $$ > %[1]s.tmp; mv %[1]s.tmp %[1]s; exec sleep 100'; until [ -e %[1]s ]; do sleep 0.01; done; echo done", pidFile)},
 		Grace: 50 * time.Millisecond,
 	})
 	if got.Output != "done\n" {
