@@ -136,7 +136,7 @@ func (s *Session) summarize(ctx context.Context, job compactJob) (compactOutcome
 	flat := fitSummary(flattenForSummary(older), s.agent.inputLimit(info)-estimateText(ask)-estimateText(system))
 	msgs := mergeAdjacent(append(flat, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.Text(ask)}}))
 	req := &llm.Request{Model: model, MaxTokens: s.agent.cfg.MaxTokens, System: []string{system}, Messages: msgs}
-	s.record(compactionRequestEvent{Model: model, Messages: len(msgs), Purpose: "compaction"})
+	s.record(sideCallRequestEvent{Model: model, Messages: len(msgs), Purpose: sideCallCompaction})
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(llm.Delta) {})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -148,7 +148,7 @@ func (s *Session) summarize(ctx context.Context, job compactJob) (compactOutcome
 	}
 	// The summary call is billed like any other: it counts in /status,
 	// /budget and budget-check, and load rebuilds it from the log.
-	s.record(compactionResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Purpose: "compaction"})
+	s.record(sideCallResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Purpose: sideCallCompaction})
 	var summary strings.Builder
 	for _, b := range resp.Content {
 		if b.Type == llm.BlockText {

@@ -121,15 +121,29 @@ type modelResponseEvent struct {
 	Partial    bool           `json:"partial"`
 }
 
-// compactionRequestEvent and compactionResponseEvent record the summary
-// call of a compaction (billed like any other call).
-type compactionRequestEvent struct {
+// sideCallRequestEvent and sideCallResponseEvent record a model call made
+// beside the conversation, billed like any other: a compaction's summary,
+// a web search, a WebFetch page question. Purpose says which.
+const (
+	sideCallCompaction = "compaction"
+	sideCallWebSearch  = "web_search"
+	sideCallWebFetch   = "web_fetch"
+)
+
+// sideCallKeepsContext reports whether a logged side call of this
+// purpose left the conversation's context as it was (so that a reload
+// restores the context meter as the live session showed it): a
+// compaction's summary replaces the context; a web search or a page
+// question is not part of it.
+func sideCallKeepsContext(purpose string) bool { return purpose != sideCallCompaction }
+
+type sideCallRequestEvent struct {
 	Model    string `json:"model"`
 	Messages int    `json:"messages"`
 	Purpose  string `json:"purpose"`
 }
 
-type compactionResponseEvent struct {
+type sideCallResponseEvent struct {
 	StopReason llm.StopReason `json:"stopReason"`
 	Usage      llm.Usage      `json:"usage"`
 	Model      string         `json:"model"`
@@ -290,8 +304,8 @@ func (agentTextEvent) logType() string            { return sessionlog.TypeAgentT
 func (streamTextEvent) logType() string           { return sessionlog.TypeStreamText }
 func (modelRequestEvent) logType() string         { return sessionlog.TypeModelRequest }
 func (modelResponseEvent) logType() string        { return sessionlog.TypeModelResponse }
-func (compactionRequestEvent) logType() string    { return sessionlog.TypeModelRequest }
-func (compactionResponseEvent) logType() string   { return sessionlog.TypeModelResponse }
+func (sideCallRequestEvent) logType() string      { return sessionlog.TypeModelRequest }
+func (sideCallResponseEvent) logType() string     { return sessionlog.TypeModelResponse }
 func (modelErrorEvent) logType() string           { return sessionlog.TypeModelError }
 func (toolCallEvent) logType() string             { return sessionlog.TypeToolCall }
 func (toolResultLogEvent) logType() string        { return sessionlog.TypeToolResult }

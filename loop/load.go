@@ -271,7 +271,7 @@ func replayedResult(t toolResultEvent, encodedOutput string) acp.ToolCallUpdate 
 // context after it, and the side call of a web search or of WebFetch's
 // prompt leaves the context as it was (used).
 func restoredContext(ev sessionlog.Event, u llm.Usage, used int) int {
-	if c, ok := decodeEvent[compactionResponseEvent](ev); ok && c.Purpose != "" {
+	if c, ok := decodeEvent[sideCallResponseEvent](ev); ok && c.Purpose != "" {
 		if sideCallKeepsContext(c.Purpose) {
 			return used
 		}

@@ -25,9 +25,6 @@ import (
 // tool, and nothing in the prompt mentions it.
 
 const (
-	// sideCallWebSearch is the purpose of a web search's side call in
-	// the log (a compactionRequestEvent/compactionResponseEvent pair).
-	sideCallWebSearch = "web_search"
 	// webSearchMaxUses caps the searches of one WebSearch call, as
 	// Claude Code does.
 	webSearchMaxUses = 8
@@ -62,11 +59,11 @@ func (r *runner) webSearch(ctx context.Context, in tools.WebSearchInput) (tools.
 			Messages:  msgs,
 			WebSearch: &llm.WebSearch{MaxUses: webSearchMaxUses, AllowedDomains: in.AllowedDomains, BlockedDomains: in.BlockedDomains},
 		}
-		s.record(compactionRequestEvent{Model: model, Messages: len(msgs), Purpose: sideCallWebSearch})
+		s.record(sideCallRequestEvent{Model: model, Messages: len(msgs), Purpose: sideCallWebSearch})
 		resp, err := s.agent.cfg.Provider.Stream(ctx, req, nil)
 		if resp != nil {
 			used := cmp.Or(resp.Model, model)
-			s.record(compactionResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: used, Purpose: sideCallWebSearch})
+			s.record(sideCallResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: used, Purpose: sideCallWebSearch})
 			s.billSideCall(ctx, resp.Usage, used)
 			found.add(resp.Content)
 		}
