@@ -263,11 +263,18 @@ func runInTerminal(ctx context.Context, env *Env, command string, timeout time.D
 		}
 		end.signal = status.Signal
 	}
-	output, truncated, _, outErr := env.Terminals.Output(cleanup, id)
+	output, truncated, exit, outErr := env.Terminals.Output(cleanup, id)
 	if waitErr != nil && !end.canceled && !end.timedOut {
 		r := Errorf("Bash: waiting for the terminal failed: %v", waitErr)
 		r.TerminalID = id
 		return r
+	}
+	if (end.canceled || end.timedOut) && exit != nil && exit.Signal == "" && exit.ExitCode != nil && *exit.ExitCode == 0 {
+		// The command finished on its own as the cancel or the timeout
+		// came (the kill found nothing to stop): it succeeded, and saying
+		// it was killed would hide what it did. Only a clean exit counts;
+		// a killed command never reports 0.
+		end = commandEnd{exitCode: 0, timeout: timeout}
 	}
 	if outErr != nil {
 		r := Errorf("Bash: cannot read the terminal's output: %v", outErr)

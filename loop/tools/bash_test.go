@@ -147,6 +147,22 @@ func TestBashTerminal(t *testing.T) {
 			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "kill term-1", "output term-1", "release term-1"},
 			want:      Result{Text: "Command was cancelled and killed.", IsError: true, TerminalID: "term-1"},
 		},
+		{
+			// The command exited 0 just as the cancel came: the kill
+			// found nothing, and the result says what really happened.
+			name:      "cancellation after a clean exit keeps the result",
+			terms:     &fakeTerminals{block: true, output: "deployed\n", outputExit: &ExitStatus{ExitCode: ptr(0)}},
+			cancel:    true,
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "kill term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "deployed", TerminalID: "term-1"},
+		},
+		{
+			name:      "cancellation of a command the kill stopped",
+			terms:     &fakeTerminals{block: true, outputExit: &ExitStatus{Signal: "SIGKILL"}},
+			cancel:    true,
+			wantCalls: []string{"create bash [\"-c\" \"make\"] CWD 30000", "progress term-1", "wait term-1", "kill term-1", "output term-1", "release term-1"},
+			want:      Result{Text: "Command was cancelled and killed.", IsError: true, TerminalID: "term-1"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

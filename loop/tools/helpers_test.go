@@ -111,6 +111,9 @@ type fakeTerminals struct {
 	block     bool
 	output    string
 	truncated bool
+	// outputExit is the exit status terminal/output reports (nil: still
+	// running).
+	outputExit *ExitStatus
 	// releaseCtxErr is the error of the context Release was called with.
 	releaseCtxErr      error
 	releaseHasDeadline bool
@@ -129,7 +132,7 @@ func (f *fakeTerminals) Create(_ context.Context, command string, args []string,
 
 func (f *fakeTerminals) Output(_ context.Context, id string) (string, bool, *ExitStatus, error) {
 	f.record("output %s", id)
-	return f.output, f.truncated, nil, nil
+	return f.output, f.truncated, f.outputExit, nil
 }
 
 func (f *fakeTerminals) WaitForExit(ctx context.Context, id string) (ExitStatus, error) {
