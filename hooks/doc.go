@@ -13,7 +13,10 @@
 // order; a hook that fails or panics is recorded as hook/error and
 // skipped; every run is recorded as hook/start and hook/result through
 // Input.Record, which the loop points at the right session log (a
-// subagent's own log for subagent seams).
+// subagent's own log for subagent seams). A hook that keeps working after
+// its Run returned (an async hook) does so through Input.Later, the
+// session's mailbox: the session owns that work and takes what it reports
+// into the model's next request.
 //
 // Concurrency: a Pipeline is shared by every session. Run is safe for
 // concurrent use, and Register, Unregister, Enable and Disable may run

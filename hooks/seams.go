@@ -139,6 +139,9 @@ type Input struct {
 	Step int `json:"-"`
 	// ContextWindow is the model's context window in tokens (every seam).
 	ContextWindow int `json:"-"`
+	// Directories are the directories the session's tools may use, the
+	// working directory first (every seam; nil outside a session).
+	Directories []string `json:"-"`
 	// Totals is what the session has spent so far (every seam).
 	Totals Totals `json:"-"`
 
@@ -149,6 +152,9 @@ type Input struct {
 	// the seam runs for (the subagent's own log for subagent seams). The
 	// pipeline writes hook/start, hook/result and hook/error through it.
 	Record func(typ string, data any) `json:"-"`
+	// Later, when set, takes the work and the late output of hooks that
+	// run in the background (async hooks); see Later.
+	Later Later `json:"-"`
 }
 
 // Totals is a session's cumulative model usage, subagents included.

@@ -84,7 +84,9 @@ type Block struct {
 	// search results carry an encrypted_index the API wants back).
 	Citations json.RawMessage `json:"citations,omitempty"`
 	// Raw is a server tool block as received (see BlockServerToolUse and
-	// BlockServerToolResult).
+	// BlockServerToolResult); on a tool_use block from an OpenAI-compatible
+	// server, the call's extra_content (Gemini's thought signature), sent
+	// back only to that backend.
 	Raw json.RawMessage `json:"raw,omitempty"`
 }
 

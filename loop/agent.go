@@ -407,6 +407,8 @@ func (a *Agent) newSession(id, cwd string, extra []string, w *sessionlog.Writer)
 	roots = append(roots, set.Directories...)
 	// A user skill's scripts and references.
 	roots = append(roots, a.commands.UserSkillDirs()...)
+	// A skill's found above the cwd, up to the repository's root.
+	roots = append(roots, a.commands.SkillDirsAbove(cwd)...)
 	// A plugin's files, which its skills and agents name through
 	// ${CLAUDE_PLUGIN_ROOT}.
 	roots = append(roots, a.commands.BundleRoots(cwd)...)
@@ -417,6 +419,7 @@ func (a *Agent) newSession(id, cwd string, extra []string, w *sessionlog.Writer)
 		usage: usageMeter{priceOf: a.priceOf},
 	}
 	s.mode = s.allowedMode(s.mode)
+	s.late = newLateHooks(s)
 	return s
 }
 

@@ -280,6 +280,16 @@ type (
 		Kind    string `json:"kind"` // mcpUnavailable
 		Message string `json:"message"`
 	}
+	// asyncHookNotice: a hook that ran in the background finished; its
+	// Context went into the model's next request (in a logged message).
+	asyncHookNotice struct {
+		Kind    string   `json:"kind"` // asyncHook
+		Event   string   `json:"event"`
+		Hook    string   `json:"hook"`
+		Context []string `json:"context,omitempty"`
+		Wake    bool     `json:"wake,omitempty"`
+		Failure string   `json:"failure,omitempty"`
+	}
 )
 
 // serverStatus is one MCP server in an mcpServers notice.
@@ -329,6 +339,7 @@ func (mcpServersNotice) logType() string          { return sessionlog.TypeNotice
 func (mcpUnavailableNotice) logType() string      { return sessionlog.TypeNotice }
 func (logRecoveredNotice) logType() string        { return sessionlog.TypeNotice }
 func (sessionStartSkippedNotice) logType() string { return sessionlog.TypeNotice }
+func (asyncHookNotice) logType() string           { return sessionlog.TypeNotice }
 
 // decodeEvent reads an event's data into the type that wrote it.
 func decodeEvent[T logEvent](ev sessionlog.Event) (T, bool) {

@@ -65,4 +65,5 @@ func TestEventsRoundTrip(t *testing.T) {
 	roundTrip(t, compactionRequestedNotice{Kind: "compactionRequested", ContextTokens: 7, ContextWindow: 9})
 	roundTrip(t, mcpServersNotice{Kind: "mcpServers", Servers: []serverStatus{{Name: "n", Transport: "stdio", OK: true, Tools: 1, Prompts: 2, Error: "e"}}})
 	roundTrip(t, mcpUnavailableNotice{Kind: "mcpUnavailable", Message: "down"})
+	roundTrip(t, asyncHookNotice{Kind: "asyncHook", Event: "PostToolUse", Hook: "h", Context: []string{"c"}, Wake: true, Failure: "f"})
 }

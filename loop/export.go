@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cordis-agent/cordis/internal/confine"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
 	"github.com/cordis-agent/cordis/loop/tools"
@@ -80,6 +81,10 @@ func markdownTranscript(history []llm.Message) string {
 // and dropping it in the working tree would put it in front of git add.
 // It returns where the export went.
 func (s *Session) writeExport(path, format string, data []byte) (string, error) {
+	// The history in memory holds tool output as it came (the provider
+	// keys are scrubbed from each request, not from the history), and an
+	// export is a file that is easily shared or committed.
+	data = secrets.Scrub(data)
 	if path == "" {
 		dir := filepath.Join(s.agent.cfg.StateDir, "exports")
 		if err := os.MkdirAll(dir, 0o700); err != nil {

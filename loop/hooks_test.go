@@ -294,7 +294,7 @@ func TestBuiltinResultCompressCutsA1MBOutput(t *testing.T) {
 	if isErr || len(text) > 9000 || !strings.Contains(text, "result-compress cut") || !strings.HasPrefix(text, "line 0000000") || !strings.Contains(text, "-byte output") {
 		t.Fatalf("the model got %d bytes (error %v): %.300q", len(text), isErr, text)
 	}
-	if shown := updateText(lastUpdate(t, h.Editor.Updates(sid), "toolu_big")); shown != text {
+	if shown := updateText(lastUpdate(t, h.Editor.Updates(sid), "toolu_big")); shown != text && shown != tools.Fenced(text, "") {
 		t.Fatalf("the editor was shown %d bytes, the model %d", len(shown), len(text))
 	}
 	events := logEvents(t, h.StateDir, sid, "")
@@ -522,7 +522,7 @@ func TestProcessToolCallsSuppliesResults(t *testing.T) {
 		t.Fatalf("seams = %v", s.calls)
 	}
 	last := lastUpdate(t, h.Editor.Updates(sid), "toolu_1")
-	if last.Status != acp.ToolStatusCompleted || updateText(last) != "mocked: nothing deleted" {
+	if last.Status != acp.ToolStatusCompleted || updateText(last) != tools.Fenced("mocked: nothing deleted", "") {
 		t.Fatalf("toolu_1 shown as %+v", last)
 	}
 	results := logData(logEvents(t, h.StateDir, sid, ""), sessionlog.TypeToolResult)

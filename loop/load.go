@@ -100,7 +100,7 @@ func (s *Session) reportRecovery(ctx context.Context) {
 // Each event is read with the type that wrote it (events.go); one that
 // does not decode is skipped, as before typed events.
 func (s *Session) restore(ctx context.Context, events []sessionlog.Event, replay bool) {
-	rs := restorer{s: s, quiet: map[string]bool{}, outputs: map[string]string{}, show: func(u acp.SessionUpdate) {
+	rs := restorer{s: s, quiet: map[string]bool{}, verbatim: map[string]bool{}, outputs: map[string]string{}, show: func(u acp.SessionUpdate) {
 		if replay {
 			s.notify(ctx, u)
 		}
@@ -145,8 +145,10 @@ type restorer struct {
 	// order.
 	streamed   strings.Builder
 	unanswered []string
-	// quiet are the calls that had no card (TodoWrite).
-	quiet map[string]bool
+	// quiet are the calls that had no card (TodoWrite); verbatim those
+	// whose result text is shown fenced (cardtext.go).
+	quiet    map[string]bool
+	verbatim map[string]bool
 	// outputs are the logged tool outputs a later message may name
 	// (logonce.go), by call id, until it does.
 	outputs map[string]string
@@ -187,6 +189,9 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 		if t, ok := decodeEvent[toolCallEvent](ev); ok {
 			rs.tally.call(t.ToolCallID, t.Name)
 			rs.unanswered = append(rs.unanswered, t.ToolCallID)
+			if verbatimKind(t.Kind) {
+				rs.verbatim[t.ToolCallID] = true
+			}
 			if t.Quiet {
 				rs.quiet[t.ToolCallID] = true
 				break
@@ -200,7 +205,7 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 			rs.unanswered = slices.DeleteFunc(rs.unanswered, func(id string) bool { return id == t.ToolCallID })
 			rs.outputs[t.ToolCallID] = t.Output
 			if !rs.quiet[t.ToolCallID] {
-				rs.show(replayedResult(t.toolResultEvent, encodedOutput))
+				rs.show(replayedResult(t.toolResultEvent, encodedOutput, rs.verbatim[t.ToolCallID] && t.Status == acp.ToolStatusCompleted))
 			}
 		}
 	case sessionlog.TypePlan:
@@ -253,15 +258,23 @@ func (rs *restorer) apply(ev sessionlog.Event) {
 
 // replayedResult is the tool_call_update that shows a logged result
 // again; encodedOutput is its output's JSON text when the log holds it
-// as json.Marshal writes it (decodeToolResult).
-func replayedResult(t toolResultEvent, encodedOutput string) acp.ToolCallUpdate {
+// as json.Marshal writes it (decodeToolResult); verbatim fences its text
+// as the live card did (cardtext.go).
+func replayedResult(t toolResultEvent, encodedOutput string, verbatim bool) acp.ToolCallUpdate {
 	u := acp.ToolCallUpdate{ToolCallID: t.ToolCallID, Status: t.Status}
-	if t.Content == nil && encodedOutput != "" {
+	switch {
+	case t.Content == nil && encodedOutput != "" && verbatim && !isFenced(t.Output):
+		text, encoded := fencedEncoded(t.Output, encodedOutput)
+		u.Content = []acp.ToolCallContent{{Type: "content", Content: new(acp.EncodedTextBlock(text, encoded))}}
+	case t.Content == nil && encodedOutput != "" && !verbatim:
 		// The output logged once, as the card's text: its JSON text
 		// goes into the frame as it is.
 		u.Content = []acp.ToolCallContent{{Type: "content", Content: new(acp.EncodedTextBlock(t.Output, encodedOutput))}}
-	} else {
+	default:
 		u.Content = replayContent(t)
+		if verbatim {
+			u.Content = verbatimContent(u.Content)
+		}
 	}
 	return u
 }

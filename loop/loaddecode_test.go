@@ -138,7 +138,7 @@ func TestReplayedResultFrame(t *testing.T) {
 		}
 		live := acp.ToolCallUpdate{ToolCallID: "toolu_1", Status: "completed", Content: []acp.ToolCallContent{acp.ContentText(logged.Output)}}
 		want, _ := json.Marshal(acp.SessionNotification{SessionID: "sess_1", Update: live})
-		got, err := acp.SessionNotification{SessionID: "sess_1", Update: replayedResult(logged.toolResultEvent, encoded)}.MarshalJSON()
+		got, err := acp.SessionNotification{SessionID: "sess_1", Update: replayedResult(logged.toolResultEvent, encoded, false)}.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}

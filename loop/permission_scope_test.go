@@ -27,7 +27,11 @@ func newRulesHarness(t *testing.T, state, cwd string, o looptest.Options, script
 	t.Helper()
 	rules := permrules.Trust{Store: trust.Open(state), Files: projectFiles}
 	pipe := hooks.NewPipeline()
-	set, err := builtin.Register(pipe, builtin.DefaultConfig(), builtin.Options{StateDir: state, Settings: projectFiles.Settings, TrustedRule: rules.Trusted})
+	// These tests are about rules and answers: echo, which they use as
+	// the command asked about, is read-only, so that allowance is off.
+	cfg, off := builtin.DefaultConfig(), false
+	cfg.PermissionRules.ReadOnlyCommands = &off
+	set, err := builtin.Register(pipe, cfg, builtin.Options{StateDir: state, Settings: projectFiles.Settings, TrustedRule: rules.Trusted})
 	if err != nil {
 		t.Fatal(err)
 	}

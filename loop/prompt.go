@@ -122,7 +122,9 @@ func (s *Session) modelTurn(ctx context.Context, turnID string, content []llm.Bl
 		return acp.StopEndTurn, nil
 	}
 	if template != nil {
-		expanded, err := s.expander(template.Name, turnID).Expand(ctx, template.Template, templateArgs)
+		ex := s.expander(template.Name, turnID)
+		ex.ArgNames = template.Arguments
+		expanded, err := ex.Expand(ctx, template.Template, templateArgs)
 		if err != nil {
 			if ctx.Err() != nil {
 				return acp.StopCancelled, nil

@@ -91,6 +91,9 @@ type Session struct {
 	// background owns the session's background shell tasks; they are
 	// killed when the session closes.
 	background *tools.Background
+	// late owns the session's background (async) hooks and queues what
+	// they report for the next model request (latehooks.go).
+	late *lateHooks
 
 	// stopIdle stops the pending idle_prompt notification (notify.go).
 	stopIdle func()
@@ -267,6 +270,7 @@ func (s *Session) systemPrompt(base string) []string {
 func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	s.mu.Lock()
 	in.SessionID, in.Cwd, in.PermissionMode, in.SessionLogPath = s.id, s.cwd, s.mode, s.logPath
+	in.Directories = s.roots
 	if in.Model == "" {
 		in.Model = s.model
 	}
@@ -275,6 +279,9 @@ func (s *Session) runHook(ctx context.Context, in *hooks.Input) hooks.Decision {
 	in.ContextWindow = s.agent.modelInfo(in.Model).ContextWindow
 	if in.Record == nil {
 		in.Record = s.recordRaw
+	}
+	if in.Later == nil && s.late != nil {
+		in.Later = s.late
 	}
 	return s.agent.cfg.Hooks.Run(ctx, in)
 }
@@ -293,8 +300,9 @@ func (s *Session) end(ctx context.Context, reason string) {
 
 func (s *Session) close() {
 	s.disarmIdle()
-	// Every MCP server process and background task of the session is gone
-	// when this returns.
+	// Every MCP server process, background task and background hook of
+	// the session is gone when this returns.
+	s.late.stop()
 	s.mcpManager().Close()
 	s.background.StopAll()
 	if err := s.log.Close(); err != nil {

@@ -87,17 +87,12 @@ func (s *Session) loadSkill(ctx context.Context, env *tools.Env, in tools.SkillI
 }
 
 // skillBody substitutes what Claude Code substitutes in a skill invoked by
-// the model: $ARGUMENTS (appended as "ARGUMENTS: …" when the body has
-// none), ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}. Shell injections
-// (!`cmd`) are left as text: the model runs what it needs through Bash,
-// governed call by call.
+// the model: its arguments ($ARGUMENTS, $N and $ARGUMENTS[N] 0-based,
+// $name; appended as "ARGUMENTS: …" when the body uses none),
+// ${CLAUDE_SKILL_DIR} and ${CLAUDE_SESSION_ID}. Shell injections (!`cmd`)
+// are left as text: the model runs what it needs through Bash, governed
+// call by call.
 func skillBody(sk commands.Skill, args, sessionID string) string {
 	body := strings.NewReplacer("${CLAUDE_SKILL_DIR}", sk.Dir, "${CLAUDE_SESSION_ID}", sessionID).Replace(sk.Body)
-	switch {
-	case strings.Contains(body, "$ARGUMENTS"):
-		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	case strings.TrimSpace(args) != "":
-		body = strings.TrimRight(body, "\n") + "\n\nARGUMENTS: " + args
-	}
-	return body
+	return commands.NewArguments(args, sk.Arguments).Substitute(body)
 }

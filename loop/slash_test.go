@@ -57,7 +57,7 @@ func TestCustomPromptCommandExpandsAndKeepsTools(t *testing.T) {
 	h := looptest.NewHarness(t, looptest.Options{Config: func(c *loop.Config) { withHome(c, t.TempDir()) }}, looptest.ReplyText("reviewed"))
 	os.MkdirAll(filepath.Join(h.Cwd, ".claude", "commands"), 0o755)
 	os.WriteFile(filepath.Join(h.Cwd, ".claude", "commands", "review.md"),
-		[]byte("---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Read, Grep\n---\nReview $1 carefully. Notes: @{notes.txt}"), 0o644)
+		[]byte("---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Read, Grep\n---\nReview $0 carefully. Notes: @{notes.txt}"), 0o644)
 	os.WriteFile(filepath.Join(h.Cwd, "notes.txt"), []byte("prefer small functions"), 0o644)
 	sid := h.NewSession()
 	var advertised *acp.AvailableCommandsUpdate
@@ -223,7 +223,7 @@ func TestDoctorReportsProblems(t *testing.T) {
 		}
 	}})
 	os.MkdirAll(filepath.Join(h.Cwd, ".cordis", "commands"), 0o755)
-	os.WriteFile(filepath.Join(h.Cwd, ".cordis", "commands", "bad.md"), []byte("---\nargument-hint: [unclosed\n---\nx"), 0o644)
+	os.WriteFile(filepath.Join(h.Cwd, ".cordis", "commands", "bad.md"), []byte("---\ndescription: the frontmatter never ends\nx"), 0o644)
 	sid := h.NewSession()
 	h.Prompt(sid, "/doctor")
 	got := looptest.AgentText(h.Editor.Updates(sid))

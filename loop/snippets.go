@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/loop/commands"
 )
 
@@ -89,6 +90,13 @@ func (g *snippetGovernor) preToolUse(ctx context.Context) (ask []int, err error)
 			}
 			g.run[i] = rewritten
 		}
+		// The command's allowed-tools (granted for this turn before it
+		// expands) and the user's "always allow" answers pre-approve a
+		// snippet as they do a Bash call: Claude Code runs a command's
+		// `!` lines under its allowed-tools without asking.
+		call := permrules.NewCall(snippetTool, bashInput(g.run[i]), s.cwd)
+		granted, _ := s.answers.match(call, s.cwd)
+		granted = cmp.Or(granted, s.grants.match(call))
 		switch {
 		case mode == ModePlan:
 			return nil, g.deny(i, "mode", "cannot run in plan mode, which is read-only")
@@ -97,6 +105,8 @@ func (g *snippetGovernor) preToolUse(ctx context.Context) (ask []int, err error)
 			g.askReason[i] = pre.Reason
 		case pre.Permission == hooks.Allow:
 			g.allow(i, "hook")
+		case granted != "":
+			g.s.record(permissionEvent{verdict{ToolCallID: snippetID(g.turnID, i), Allowed: true, Source: "remembered", Rule: granted}})
 		case mode == ModeBypass:
 			g.allow(i, "mode")
 		default:

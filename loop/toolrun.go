@@ -80,9 +80,9 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	var desc tools.Description
 	if ok {
 		desc = tool.Describe(env, use.Input)
-		desc.Title = cmp.Or(desc.Title, use.Name)
-		ev.Title = desc.Title
 		ev.Kind = acp.ToolKind(tool.Kind())
+		desc.Title = markdownTitle(ev.Kind, cmp.Or(desc.Title, use.Name))
+		ev.Title = desc.Title
 		ev.Locations = convertLocations(desc.Locations)
 	}
 	if desc.Quiet {
@@ -90,6 +90,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		ev.Quiet = true
 	}
 	r.record(toolCallEvent{ev})
+	r.noteKind(use.ID, ev.Kind)
 	r.notifyTool(ctx, use.ID, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, Locations: ev.Locations, RawInput: rawOrEmpty(ev.Input), Content: detailContent(desc)})
 
 	fail := func(msg string) llm.Block {
@@ -125,7 +126,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		// The editor sees, and the user approves, the input that will
 		// actually run: a hook that rewrote the command rewrites the title.
 		desc = tool.Describe(env, input)
-		desc.Title = cmp.Or(desc.Title, use.Name)
+		desc.Title = markdownTitle(ev.Kind, cmp.Or(desc.Title, use.Name))
 		r.notifyTool(ctx, use.ID, acp.ToolCallUpdate{ToolCallID: use.ID, Title: desc.Title, RawInput: shownInput(input), Locations: convertLocations(desc.Locations), Content: detailContent(desc)})
 	}
 	verdict := r.permit(ctx, tool, env, use.ID, shownCall{desc: desc, kind: ev.Kind}, input, pre)
@@ -235,6 +236,9 @@ func (r *runner) finishTool(ctx context.Context, id string, res tools.Result, fr
 	}
 	r.record(toolResultLogEvent{toolResultEvent{ToolCallID: id, Status: status, Output: res.Text, IsError: res.IsError, Content: loggedContent(res.Text, logged), ResultFrom: from}})
 	r.noteLogged(id, res.Text)
+	if content != nil && status == acp.ToolStatusCompleted && r.verbatim(id) {
+		content = verbatimContent(content) // cardtext.go
+	}
 	r.notifyTool(ctx, id, acp.ToolCallUpdate{ToolCallID: id, Status: status, Content: content, Locations: convertLocations(res.Locations)})
 }
 
@@ -269,6 +273,27 @@ func (r *runner) markQuiet(id string) {
 		r.quiet = map[string]bool{}
 	}
 	r.quiet[id] = true
+}
+
+// noteKind remembers a call's kind for its result card (verbatim).
+func (r *runner) noteKind(id string, kind acp.ToolKind) {
+	if !verbatimKind(kind) {
+		return
+	}
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if r.verbatimCalls == nil {
+		r.verbatimCalls = map[string]bool{}
+	}
+	r.verbatimCalls[id] = true
+}
+
+// verbatim reports whether the call's result card shows its text
+// verbatim (cardtext.go).
+func (r *runner) verbatim(id string) bool {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	return r.verbatimCalls[id]
 }
 
 // notifyTool sends one of a tool call's updates: none for a quiet call,

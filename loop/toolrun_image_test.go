@@ -16,6 +16,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/loop/looptest"
+	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/sessionlog"
 	"github.com/google/go-cmp/cmp"
 )
@@ -149,7 +150,8 @@ func TestReplacedImageResultDropsImages(t *testing.T) {
 		t.Errorf("tool_result content (-want +got):\n%s", diff)
 	}
 	ups := toolUpdates(h.Editor.Updates(sid), "toolu_1")
-	if diff := cmp.Diff([]acp.ToolCallContent{acp.ContentText("redacted")}, ups[len(ups)-1].Content); diff != "" {
+	// A Read card's text is shown verbatim (fenced), the image gone.
+	if diff := cmp.Diff([]acp.ToolCallContent{acp.ContentText(tools.Fenced("redacted", ""))}, ups[len(ups)-1].Content); diff != "" {
 		t.Errorf("tool_call_update content (-want +got):\n%s", diff)
 	}
 }

@@ -71,8 +71,10 @@ type runner struct {
 	// windowFull is set when a response stopped on a full context window
 	// (model_context_window_exceeded); a second one ends the turn.
 	windowFull bool
-	// quiet holds the calls that send no card (guarded by s.mu).
-	quiet map[string]bool
+	// quiet holds the calls that send no card, verbatimCalls those whose
+	// result text the editor shows fenced (both guarded by s.mu).
+	quiet         map[string]bool
+	verbatimCalls map[string]bool
 	// loggedOutputs are the outputs tool/result events stored that the
 	// next message leaves out (logonce.go; the turn's goroutine only).
 	loggedOutputs map[string]string
@@ -225,11 +227,15 @@ func (r *runner) run(ctx context.Context, user llm.Message) acp.StopReason {
 // before the user message and appends the message. It returns where the
 // turn starts in the history.
 func (r *runner) begin(user llm.Message) (turnStart int) {
-	if extra := r.takeContext(); len(extra) > 0 {
-		var pre []llm.Block
-		for _, c := range extra {
-			pre = append(pre, llm.Text(systemReminder(c)))
-		}
+	var pre []llm.Block
+	for _, c := range r.takeContext() {
+		pre = append(pre, llm.Text(systemReminder(c)))
+	}
+	if r.depth == 0 {
+		// What background hooks reported since the last request.
+		pre = append(pre, r.s.late.take()...)
+	}
+	if len(pre) > 0 {
 		user.Content = append(pre, user.Content...)
 	}
 	r.s.mu.Lock()
@@ -375,7 +381,13 @@ func (r *runner) stepAndTools(ctx context.Context, step int) (outcome, *llm.Resp
 	if !slices.ContainsFunc(resp.Content, func(b llm.Block) bool { return b.Type == llm.BlockToolUse }) {
 		return modelEnded, resp
 	}
-	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: r.answerToolCalls(ctx, step, resp)})
+	results := r.answerToolCalls(ctx, step, resp)
+	if r.depth == 0 {
+		// What background hooks reported by now goes with the results,
+		// into the next request.
+		results = append(results, r.s.late.take()...)
+	}
+	r.appendMessage(llm.Message{Role: llm.RoleUser, Content: results})
 	if ctx.Err() != nil {
 		return cancelled, nil
 	}
@@ -440,6 +452,7 @@ func (r *runner) refuseCutOff(ctx context.Context, use llm.Block) llm.Block {
 		ev.Kind = acp.ToolKind(t.Kind())
 	}
 	r.record(toolCallEvent{ev})
+	r.noteKind(use.ID, ev.Kind)
 	r.notifyTool(ctx, use.ID, acp.ToolCall{ToolCallID: use.ID, Title: ev.Title, Kind: ev.Kind, Status: acp.ToolStatusPending, RawInput: rawOrEmpty(nil)})
 	r.finishTool(ctx, use.ID, tools.Result{Text: msg, IsError: true}, "")
 	return toolResult(use.ID, msg, true)

@@ -56,7 +56,21 @@ export const KNOWN = {
     'the openai SDK fails on an "event: error" whose data is not JSON with a SyntaxError (a malformed stream); cordis reports it as a server error with the text as its message, as the Anthropic SDK reads such an event',
   openaiRefusalAsText:
     'cordis has no refusal block: refusal text becomes text and the stop reason refusal',
+  openaiToolCallWithoutIndex:
+    'the openai SDK throws on a tool call delta without index (Gemini, older Ollama and vLLM send whole calls without one); the SDK is fed the stream with each such call given the index cordis gives it (a new call when it has a name or an id, else the latest call)',
+  openaiGeneratedToolCallID:
+    'a tool call without an id gets a random one on both sides (the SDK call_<uuid>, cordis call_<24 hex>): compared as generated, and cordis\'s must be unique',
+  openaiGroqUsage:
+    'the openai SDK reads only usage; Groq puts it in x_groq.usage, which cordis reads when usage is absent (the expected usage is taken from x_groq)',
+  openaiToolCallWithoutType:
+    'the openai SDK fails a tool call that never says type "function" (Mistral leaves it out); cordis takes every Chat Completions tool call as a function call: the SDK is fed the stream with type "function" on the first fragment of such a call',
+  anthropicUnknownBlockDropped:
+    'cordis drops a content block type it does not know (llm.Block cannot carry it, and it could not be sent back faithfully); the SDK keeps it: the expected content leaves it out',
 };
+
+// GENERATED stands for a tool call id that neither side got from the
+// stream (KNOWN.openaiGeneratedToolCallID).
+export const GENERATED = '(generated id)';
 
 // ANTHROPIC_ERROR_KINDS maps an error event's error.type to llm.ErrorKind
 // (llm/anthropic kindForErrorType); an unknown type is "server".
@@ -79,6 +93,19 @@ export function openaiErrorKind(e) {
   const code = e?.code ?? '';
   const type = e?.type ?? '';
   if (code === 'insufficient_quota' || type === 'insufficient_quota') return 'spend_limit';
+  const status = Number(code);
+  if (Number.isInteger(status) && status >= 400 && status <= 599) {
+    // OpenRouter's error chunks: the upstream HTTP status (retry.KindForStatus).
+    if (status === 401) return 'authentication';
+    if (status === 402) return 'spend_limit';
+    if (status === 403) return 'permission';
+    if (status === 404) return 'not_found';
+    if (status === 408 || status === 504) return 'timeout';
+    if (status === 429) return 'rate_limit';
+    if (status === 529) return 'overloaded';
+    if (status >= 500 || status === 409) return 'server';
+    return 'invalid_request';
+  }
   if (code === 'rate_limit_exceeded' || type === 'rate_limit_error' || type === 'rate_limit_exceeded') return 'rate_limit';
   if (code === 'invalid_api_key' || type === 'authentication_error') return 'authentication';
   if (type === 'invalid_request_error' || code === 'context_length_exceeded') return 'invalid_request';
@@ -132,7 +159,8 @@ export async function anthropicFinal(bytes) {
 // openaiFinal runs the bytes through ChatCompletionStream and returns
 // {completion, chunks} or {error}.
 export async function openaiFinal(bytes) {
-  const client = new OpenAI(clientOptions(bytes));
+  const indexed = withToolCallIndexes(bytes);
+  const client = new OpenAI(clientOptions(indexed.bytes));
   const chunks = [];
   const stream = client.chat.completions.stream({
     model: 'gpt-4.1',
@@ -141,11 +169,58 @@ export async function openaiFinal(bytes) {
   });
   stream.on('chunk', (chunk) => chunks.push(structuredClone(chunk)));
   try {
-    return { completion: await stream.finalChatCompletion(), chunks };
+    return { completion: await stream.finalChatCompletion(), chunks, indexAdded: indexed.added, typeAdded: indexed.typed };
   } catch (error) {
     const named = /^event: ?error\r?\ndata: ?(.*)$/m.exec(new TextDecoder().decode(bytes));
     return { error, chunks, errorEventData: named?.[1] };
   }
+}
+
+// withToolCallIndexes gives every tool call delta without an index the one
+// cordis gives it (KNOWN.openaiToolCallWithoutIndex): a delta with a name
+// or an id starts a new call, one with neither continues the latest; and
+// the first fragment of a call that never says its type gets "function"
+// (KNOWN.openaiToolCallWithoutType). Only data lines that parse as JSON
+// are touched.
+export function withToolCallIndexes(bytes) {
+  const text = new TextDecoder().decode(bytes);
+  let added = false;
+  let typed = false;
+  let next = 0;
+  let latest = -1;
+  const hasType = new Set();
+  const out = text.split('\n').map((line) => {
+    const m = /^data: ?(.*)$/.exec(line);
+    if (!m) return line;
+    let chunk;
+    try {
+      chunk = JSON.parse(m[1]);
+    } catch {
+      return line;
+    }
+    let changed = false;
+    for (const ch of chunk?.choices ?? []) {
+      for (const tc of ch?.delta?.tool_calls ?? []) {
+        if (Number.isInteger(tc.index)) {
+          next = Math.max(next, tc.index + 1);
+          latest = tc.index;
+        } else {
+          if (tc.id || tc.function?.name || latest < 0) latest = next++;
+          tc.index = latest;
+          changed = added = true;
+        }
+        if (tc.type) hasType.add(tc.index);
+        else if (!hasType.has(tc.index)) {
+          tc.type = 'function';
+          hasType.add(tc.index);
+          changed = typed = true;
+        }
+      }
+    }
+    if (!changed) return line;
+    return `data: ${JSON.stringify(chunk)}`;
+  });
+  return { bytes: added || typed ? new TextEncoder().encode(out.join('\n')) : bytes, added, typed };
 }
 
 // plain is a JSON copy: own enumerable fields only.
@@ -182,9 +257,10 @@ export function expectedFromAnthropic(result, known) {
         if (b.type.endsWith('_tool_result')) {
           return { type: 'server_tool_result', tool_use_id: b.tool_use_id, raw: plain(b) };
         }
-        return { type: b.type, raw: plain(b) };
+        known('anthropicUnknownBlockDropped');
+        return null;
     }
-  });
+  }).filter((b) => b !== null);
   const last = blocks.at(-1);
   if (m.stop_reason === 'max_tokens' && last?.type === 'tool_use') {
     known('maxTokensToolInput');
@@ -250,11 +326,16 @@ export function expectedFromOpenAI(result, known) {
       if (ch.index !== 0) continue;
       const d = ch.delta ?? {};
       let thinkingPiece = '';
-      for (const r of [d.reasoning_content, d.reasoning]) {
-        if (typeof r === 'string' && r !== '') {
-          reasoning += r;
-          thinkingPiece += r;
-        }
+      // One text in up to three fields (vLLM sends reasoning_content and
+      // reasoning, OpenRouter reasoning and reasoning_details): the first
+      // present is read, as cordis does.
+      const details = (d.reasoning_details ?? [])
+        .map((p) => (p?.type === 'reasoning.text' ? p.text ?? '' : p?.type === 'reasoning.summary' ? p.summary ?? '' : ''))
+        .join('');
+      const r = [d.reasoning_content, d.reasoning, details].find((x) => typeof x === 'string' && x !== '');
+      if (r !== undefined) {
+        reasoning += r;
+        thinkingPiece += r;
       }
       let textPiece = '';
       if (Array.isArray(d.content)) {
@@ -289,6 +370,14 @@ export function expectedFromOpenAI(result, known) {
   }
   if (msg.refusal) known('openaiRefusalAsText');
 
+  if (result.indexAdded) known('openaiToolCallWithoutIndex');
+  if (result.typeAdded) known('openaiToolCallWithoutType');
+  const streamedIDs = new Set();
+  for (const chunk of result.chunks) {
+    for (const ch of chunk.choices ?? []) {
+      for (const tc of ch.delta?.tool_calls ?? []) if (tc.id) streamedIDs.add(tc.index);
+    }
+  }
   const calls = msg.tool_calls ?? [];
   const blocks = order.map((o) => {
     if (o === 'thinking') return { type: 'thinking', thinking, signature: '' };
@@ -300,7 +389,14 @@ export function expectedFromOpenAI(result, known) {
     } catch {
       input = { unparsable: call.function.arguments };
     }
-    return { type: 'tool_use', id: call.id, name: call.function.name, input };
+    let id = call.id;
+    if (!streamedIDs.has(o)) {
+      known('openaiGeneratedToolCallID');
+      id = GENERATED;
+    }
+    const block = { type: 'tool_use', id, name: call.function.name, input };
+    if (call.extra_content != null) block.extra_content = plain(call.extra_content);
+    return block;
   });
 
   const finish = choice.finish_reason;
@@ -315,7 +411,14 @@ export function expectedFromOpenAI(result, known) {
     cut.raw_input = calls[lastOrder].function.arguments;
   }
 
-  const u = c.usage ?? {};
+  let u = c.usage ?? {};
+  if (c.usage == null) {
+    const groq = result.chunks.findLast((ch) => ch.x_groq?.usage)?.x_groq.usage;
+    if (groq) {
+      known('openaiGroqUsage');
+      u = groq;
+    }
+  }
   const cachedRaw = u.prompt_tokens_details ? u.prompt_tokens_details.cached_tokens ?? 0 : u.prompt_cache_hit_tokens ?? 0;
   const prompt = u.prompt_tokens ?? 0;
   const cached = Math.min(Math.max(cachedRaw, 0), prompt);
@@ -391,6 +494,24 @@ export function diff(expected, actual, at = '') {
   return [`${at || '.'}: SDK ${canon(expected)}, cordis ${canon(actual)}`];
 }
 
+// markGenerated replaces, in actual, each tool call id where expected has
+// GENERATED by GENERATED too, when cordis's id has the generated form and
+// is unique in the message; it returns what failed that check.
+export function markGenerated(expected, actual) {
+  const out = [];
+  const ids = (actual.content ?? []).filter((b) => b.type === 'tool_use').map((b) => b.id);
+  (expected.content ?? []).forEach((b, i) => {
+    const a = actual.content?.[i];
+    if (b?.id !== GENERATED || a?.type !== 'tool_use') return;
+    if (!/^call_[0-9a-f]{24}$/.test(a.id) || ids.filter((x) => x === a.id).length > 1) {
+      out.push(`.content[${i}].id: cordis generated ${JSON.stringify(a.id)}, want a unique call_<24 hex>`);
+      return;
+    }
+    a.id = GENERATED;
+  });
+  return out;
+}
+
 // compare returns the differences between the SDK's and cordis's result.
 // Errors match when both failed in the same kind and cordis's message
 // carries the API's message (when the SDK has one).
@@ -445,7 +566,7 @@ async function main() {
         ? expectedFromAnthropic(await anthropicFinal(bytes), known)
         : expectedFromOpenAI(await openaiFinal(bytes), known);
       const actual = actualFromCordis(JSON.parse(fs.readFileSync(cordisFile, 'utf8')));
-      const diffs = compare(expected, actual);
+      const diffs = [...markGenerated(expected, actual), ...compare(expected, actual)];
       for (const d of diffs) console.log(`DIFF ${name}: ${d}`);
       failures += diffs.length;
       for (const k of used) knownUsed.set(k, [...(knownUsed.get(k) ?? []), name]);

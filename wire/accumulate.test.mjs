@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   anthropicFinal, openaiFinal, expectedFromAnthropic, expectedFromOpenAI, actualFromCordis, compare,
+  markGenerated, GENERATED,
 } from './accumulate.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -74,4 +75,27 @@ test('known differences are applied only where they hold, and named', async () =
   assert.equal(sdk.content[0].thinking, 'The user asks for a file count.\nI should say 3.');
   assert.deepEqual(sdk.usage, { input_tokens: 128, output_tokens: 58, cache_creation_input_tokens: 0, cache_read_input_tokens: 512, web_search_requests: 0 });
   assert.throws(() => expectedFromOpenAI({ completion: null, chunks: [] }, () => {}));
+});
+
+test('index-less tool calls (Gemini) are two calls with generated ids; a repeated or malformed cordis id is reported', async () => {
+  const used = [];
+  const sdk = expectedFromOpenAI(await openaiFinal(stream('openai/gemini-tool-calls-no-index')), (k) => used.push(k));
+  assert.deepEqual(sdk.content.map((b) => [b.type, b.id]), [['tool_use', GENERATED], ['tool_use', GENERATED]]);
+  assert.deepEqual(sdk.content[0].extra_content, { google: { thought_signature: 'd2lyZS1zaWduYXR1cmU=' } });
+  assert.ok(used.includes('openaiToolCallWithoutIndex') && used.includes('openaiGeneratedToolCallID'));
+
+  const cordis = (ids) => actualFromCordis({ ...structuredClone(sdk), content: sdk.content.map((b, i) => ({ ...b, id: ids[i] })) });
+  const good = cordis(['call_0123456789abcdef01234567', 'call_76543210fedcba9876543210']);
+  assert.deepEqual([...markGenerated(sdk, good), ...compare(sdk, good)], []);
+  for (const ids of [['call_0123456789abcdef01234567', 'call_0123456789abcdef01234567'], ['', 'call_76543210fedcba9876543210']]) {
+    assert.notDeepEqual(markGenerated(sdk, cordis(ids)), [], `ids ${ids} accepted`);
+  }
+});
+
+test('vLLM reasoning in two fields is read once; Groq usage comes from x_groq', async () => {
+  const vllm = expectedFromOpenAI(await openaiFinal(stream('openai/vllm-reasoning-both-fields')), () => {});
+  assert.equal(vllm.content[0].thinking, 'List the directory.');
+  const groq = expectedFromOpenAI(await openaiFinal(stream('openai/groq-x-groq-usage')), () => {});
+  assert.equal(groq.usage.input_tokens, 48);
+  assert.equal(groq.usage.output_tokens, 4);
 });

@@ -311,6 +311,27 @@ func conversations(t *testing.T) map[string]llm.Request {
 					Citations: json.RawMessage(`[{"type":"web_search_result_location","cited_text":"Go 1.26 adds","url":"https://go.dev/doc/go1.26","title":"Go 1.26 Release Notes","encrypted_index":"Eo8BCioI"}]`)}),
 			user(llm.Text("Go on.")),
 		}},
+		// /model mid-session: Anthropic's turn (signed and redacted
+		// thinking, toolu_ ids), then DeepSeek's (unsigned reasoning),
+		// then a server's ids others refuse (Kimi's "functions.Bash:0",
+		// an id reused from an earlier turn, with Gemini's extra_content),
+		// then a turn cancelled while it only thought.
+		"provider-switch": {System: system, Tools: tools, Messages: []llm.Message{
+			user(llm.Text("Fix the build.")),
+			assistant(thinking("Read the file first.", "sig-switch"),
+				llm.Block{Type: llm.BlockRedactedThinking, Data: "cmVkYWN0ZWQ="},
+				llm.Text("Reading."),
+				toolUse("toolu_31", "Read", `{"file_path":"/tmp/cordis-wire/cwd/main.go"}`)),
+			user(result("toolu_31", false, llm.Text("     1\tpackage main"))),
+			assistant(thinking("Now build it.", ""), toolUse("call_00_wireSwitch", "Bash", `{"command":"go build ./..."}`)),
+			user(result("call_00_wireSwitch", true, llm.Text("main.go:3: undefined: x"))),
+			assistant(toolUse("functions.Bash:0", "Bash", `{"command":"go vet ./..."}`),
+				llm.Block{Type: llm.BlockToolUse, ID: "call_00_wireSwitch", Name: "Grep", Input: json.RawMessage(`{"pattern":"x"}`),
+					Raw: json.RawMessage(`{"google":{"thought_signature":"d2lyZQ=="}}`)}),
+			user(result("functions.Bash:0", false, llm.Text("ok")), result("call_00_wireSwitch", false, llm.Text("main.go:3"))),
+			assistant(thinking("Cancelled while thinking", "")),
+			user(llm.Text("Go on.")),
+		}},
 	}
 }
 
@@ -373,8 +394,10 @@ func openaiBodies(t *testing.T) []body {
 	}
 	sort.Strings(names)
 	// gpt-4o takes max_tokens, o4-mini max_completion_tokens, deepseek-chat
-	// wants reasoning_content back and takes no images.
-	models := map[string]string{"gpt-4o": "gpt-4o", "o4-mini": "o4-mini", "deepseek-chat": "deepseek-chat"}
+	// wants reasoning_content back and takes no images, Mistral takes only
+	// nine-character tool call ids, Gemini wants extra_content back.
+	models := map[string]string{"gpt-4o": "gpt-4o", "o4-mini": "o4-mini", "deepseek-chat": "deepseek-chat",
+		"mistral-large": "mistral-large-latest", "gemini-3-pro": "gemini-3-pro-preview"}
 	var out []body
 	for label, model := range models {
 		tr := &capture{}

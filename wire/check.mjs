@@ -34,7 +34,10 @@ const TYPES = {
 function stripExtensions(provider, body) {
   if (provider !== 'openai') return body;
   const copy = structuredClone(body);
-  for (const m of copy.messages ?? []) delete m.reasoning_content;
+  for (const m of copy.messages ?? []) {
+    delete m.reasoning_content;
+    for (const c of m.tool_calls ?? []) delete c.extra_content;
+  }
   return copy;
 }
 

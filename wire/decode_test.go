@@ -230,6 +230,15 @@ func normalizedBlock(t *testing.T, b llm.Block) map[string]any {
 		} else {
 			m["raw_input"] = b.Text // not runnable: the fragments as streamed
 		}
+		if b.Raw != nil {
+			// An OpenAI-compatible server's extras of the call (Gemini's
+			// extra_content), kept to be sent back.
+			v, err := decodeJSON(b.Raw)
+			if err != nil {
+				t.Fatalf("tool_use %s: extras %s are not JSON: %v", b.ID, b.Raw, err)
+			}
+			m["extra_content"] = v
+		}
 		return m
 	}
 	return toMap(t, b)

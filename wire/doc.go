@@ -7,7 +7,10 @@
 // with the {{system}} and {{tools}} sidecars of snapshots/<scenario>/expected
 // put back and path placeholders expanded), and builds a few representative
 // bodies of both providers through llm/anthropic and llm/openai themselves
-// (thinking, images, parallel tool calls and results, reasoning_content).
+// (thinking, images, parallel tool calls and results, reasoning_content,
+// and provider-switch: one history made by Anthropic, DeepSeek and servers
+// with ids others refuse, sent to both providers and to Mistral and
+// Gemini models, whose id and extra_content rules rules.mjs checks).
 // With $WIRE_OUT set it writes them there as anthropic/*.json and
 // openai/*.json; without, it only checks that they can be built.
 //

@@ -7,6 +7,14 @@ const MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 const MAX_BREAKPOINTS = 4;
 const MIN_THINKING_BUDGET = 1024;
 
+const ANTHROPIC_TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+// OpenAI caps tool call ids at 40 characters; Mistral takes only nine
+// letters or digits (ids another provider made, after /model, get 400).
+const OPENAI_TOOL_ID = /^[!-~]{1,40}$/;
+const MISTRAL_TOOL_ID = /^[a-zA-Z0-9]{9}$/;
+const MISTRAL_MODEL = /^(mistral|codestral|devstral|magistral|ministral|pixtral|open-mi[sx]tral)/i;
+const GEMINI_MODEL = /^gemini-/i;
+
 const blank = (s) => typeof s !== 'string' || s.trim() === '';
 
 // Anthropic Messages API rules.
@@ -50,6 +58,7 @@ export function anthropicRules(body, fail) {
         if (b.cache_control) fail(`${where}: redacted_thinking block with cache_control`);
         break;
       case 'tool_use':
+        if (!ANTHROPIC_TOOL_ID.test(b.id ?? '')) fail(`${where}: tool_use id ${JSON.stringify(b.id)} does not match ${ANTHROPIC_TOOL_ID}`);
         if (!TOOL_NAME.test(b.name ?? '')) fail(`${where}: tool_use name ${JSON.stringify(b.name)} does not match ${TOOL_NAME}`);
         if (b.input === null || typeof b.input !== 'object' || Array.isArray(b.input)) fail(`${where}: tool_use input is not an object`);
         break;
@@ -122,8 +131,9 @@ export function anthropicRules(body, fail) {
 }
 
 // OpenAI Chat Completions rules. reasoning_content is DeepSeek's extension
-// (sent back on tool-call turns, llm.ModelCaps.ReasoningBack): it is
-// checked here and removed before the type check.
+// (sent back on tool-call turns, llm.ModelCaps.ReasoningBack) and a tool
+// call's extra_content Gemini's (its thought signature): both are checked
+// here and removed before the type check.
 export function openaiRules(body, fail) {
   const tools = body.tools ?? [];
   const names = new Set();
@@ -163,10 +173,14 @@ export function openaiRules(body, fail) {
       if (m.role !== 'assistant' || typeof m.reasoning_content !== 'string') fail(`${where}: reasoning_content on a ${m.role} message or not a string`);
       if (!/deepseek/i.test(body.model)) fail(`${where}: reasoning_content sent to ${body.model}`);
     }
+    if (m.role === 'assistant' && m.tool_calls?.length && m.content === '') fail(`${where}: empty content beside tool calls (Gemini refuses it; leave content out)`);
     if (m.role === 'assistant' && m.tool_calls?.length) {
       pending = new Set();
       m.tool_calls.forEach((c, j) => {
         if (seen.has(c.id)) fail(`${where}.tool_calls[${j}]: duplicate id ${c.id}`);
+        const idRule = MISTRAL_MODEL.test(body.model) ? MISTRAL_TOOL_ID : OPENAI_TOOL_ID;
+        if (!idRule.test(c.id ?? '')) fail(`${where}.tool_calls[${j}]: id ${JSON.stringify(c.id)} does not match ${idRule} (${body.model})`);
+        if ('extra_content' in c && !GEMINI_MODEL.test(body.model)) fail(`${where}.tool_calls[${j}]: extra_content sent to ${body.model}`);
         seen.add(c.id);
         pending.add(c.id);
         if (!TOOL_NAME.test(c.function?.name ?? '')) fail(`${where}.tool_calls[${j}]: name ${JSON.stringify(c.function?.name)} does not match ${TOOL_NAME}`);

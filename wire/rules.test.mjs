@@ -55,6 +55,7 @@ const anthropicBad = {
   'tool name too long': (b) => (b.tools[0].name = 'x'.repeat(65)),
   'five breakpoints': (b) => { b.system[0].cache_control = eph.cache_control; b.messages[2].content[0].cache_control = eph.cache_control; },
   'two user messages in a row': (b) => b.messages.splice(1, 0, { role: 'user', content: [text('x')] }),
+  'tool_use id of another provider': (b) => { b.messages[1].content[1].id = 'functions.Read:0'; b.messages[2].content[1].tool_use_id = 'functions.Read:0'; },
 };
 for (const [name, mutate] of Object.entries(anthropicBad)) {
   test(`anthropic: ${name} fails`, () => {
@@ -94,7 +95,27 @@ const openaiBad = {
   'arguments not JSON': (b) => (b.messages[2].tool_calls[0].function.arguments = '{'),
   'reasoning_content to OpenAI': (b) => (b.model = 'gpt-4o'),
   'max_tokens to an o-series model': (b) => { b.model = 'o4-mini'; delete b.messages[2].reasoning_content; },
+  'tool call id over 40 characters': (b) => { b.messages[2].tool_calls[0].id = 'c'.repeat(41); b.messages[4].tool_call_id = 'c'.repeat(41); },
+  'empty tool call id': (b) => { b.messages[2].tool_calls[0].id = ''; b.messages[4].tool_call_id = ''; },
+  'toolu_ id to Mistral': (b) => { b.model = 'mistral-large-latest'; delete b.messages[2].reasoning_content; },
+  'extra_content to OpenAI': (b) => { b.model = 'gpt-4o'; delete b.messages[2].reasoning_content; b.messages[2].tool_calls[0].extra_content = { google: {} }; },
+  'empty content beside tool calls': (b) => (b.messages[2].content = ''),
 };
+
+test('openai: nine-character ids pass for Mistral, extra_content for Gemini', () => {
+  const m = goodOpenAI();
+  m.model = 'mistral-large-latest';
+  delete m.messages[2].reasoning_content;
+  m.messages[2].tool_calls.forEach((c, i) => (c.id = `abcdefgh${i}`));
+  m.messages[3].tool_call_id = 'abcdefgh1';
+  m.messages[4].tool_call_id = 'abcdefgh0';
+  assert.deepEqual(run(openaiRules, m), []);
+  const g = goodOpenAI();
+  g.model = 'gemini-3-pro-preview';
+  delete g.messages[2].reasoning_content;
+  g.messages[2].tool_calls[0].extra_content = { google: { thought_signature: 'c2ln' } };
+  assert.deepEqual(run(openaiRules, g), []);
+});
 for (const [name, mutate] of Object.entries(openaiBad)) {
   test(`openai: ${name} fails`, () => {
     const b = goodOpenAI();

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
@@ -61,7 +62,7 @@ func (c *call) Command(h handler) hookproc.Command {
 		Shell:   h.shell,
 		Command: h.command,
 		Dir:     c.in.Cwd,
-		Env:     withEnv(c.env, h.env),
+		Env:     withEnv(c.hookEnv(h), h.env),
 		Stdin:   c.stdin,
 		Timeout: timeoutFor(c.in.Event, h.timeout),
 	}
@@ -72,6 +73,16 @@ func (c *call) Command(h handler) hookproc.Command {
 		}
 	}
 	return cmd
+}
+
+// hookEnv is the call's environment for h. A background hook gets no
+// CLAUDE_ENV_FILE: the file is read, and removed, when the call ends,
+// before the hook could have written it.
+func (c *call) hookEnv(h handler) []string {
+	if c.envFile == "" || !h.async {
+		return c.env
+	}
+	return slices.DeleteFunc(slices.Clone(c.env), func(v string) bool { return strings.HasPrefix(v, "CLAUDE_ENV_FILE=") })
 }
 
 // Interpret translates one result; an async hook keeps only its context

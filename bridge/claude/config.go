@@ -33,8 +33,11 @@ type handler struct {
 	args    []string // exec form when non-nil
 	timeout time.Duration
 	shell   []string
-	async   bool
-	ifRule  string
+	// async runs the hook in the background (`async`, or `asyncRewake`,
+	// which implies it and sets rewake: an exit 2 wakes the model).
+	async  bool
+	rewake bool
+	ifRule string
 	// matcher is its group's.
 	matcher matcher
 	// id is the hook's identity in the trust store (a project file's
@@ -188,6 +191,7 @@ func (s *settings) parseHandler(where string, raw json.RawMessage, id trust.Hook
 		Timeout *float64 `json:"timeout"`
 		Shell   string   `json:"shell"`
 		Async   bool     `json:"async"`
+		Rewake  bool     `json:"asyncRewake"`
 		If      string   `json:"if"`
 	}
 	if err := json.Unmarshal(raw, &h); err != nil {
@@ -210,7 +214,7 @@ func (s *settings) parseHandler(where string, raw json.RawMessage, id trust.Hook
 		s.problems = append(s.problems, fmt.Sprintf("%s: the hook has no \"command\"", where))
 		return handler{}, false
 	}
-	out := handler{command: h.Command, args: h.Args, async: h.Async, ifRule: strings.TrimSpace(h.If)}
+	out := handler{command: h.Command, args: h.Args, async: h.Async || h.Rewake, rewake: h.Rewake, ifRule: strings.TrimSpace(h.If)}
 	if h.Args == nil {
 		switch h.Shell {
 		case "", "sh":
@@ -228,9 +232,6 @@ func (s *settings) parseHandler(where string, raw json.RawMessage, id trust.Hook
 		} else {
 			out.timeout = time.Duration(*h.Timeout * float64(time.Second))
 		}
-	}
-	if h.Async {
-		s.warnings = append(s.warnings, fmt.Sprintf("%s: async hooks run synchronously in cordis and may not block (their permission and block decisions are ignored)", where))
 	}
 	out.id = trustIdentity(id, h.Type, h.Command, h.Args, h.Shell)
 	return out, true

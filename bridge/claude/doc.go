@@ -26,6 +26,12 @@
 // prompt, agent, http and mcp_tool, shells other than sh and bash, and
 // Claude events cordis has no seam for are skipped with a warning.
 //
+// A hook with "async" (or "asyncRewake", which implies it) runs in the
+// background (engine.Backgrounder): the seam does not wait for it, and
+// when it ends its JSON additionalContext and systemMessage (an
+// asyncRewake hook's stderr, or stdout, when it exits 2) go to the
+// session for the model's next request (async.go).
+//
 // # Trust
 //
 // The project files found by discovery (<cwd>/.claude/settings.json and

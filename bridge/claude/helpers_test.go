@@ -29,6 +29,7 @@ type hookSpec struct {
 	Timeout float64  `json:"timeout,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	Async   bool     `json:"async,omitempty"`
+	Rewake  bool     `json:"asyncRewake,omitempty"`
 	If      string   `json:"if,omitempty"`
 }
 

@@ -342,11 +342,14 @@ func TestMergeIsConfigOrderNotCompletionOrder(t *testing.T) {
 	}
 }
 
+// TestAsyncHookCannotBlock: an async hook run where no session owns
+// background work (no Later) still decides nothing; its context and its
+// systemMessage are for the model, as when it runs in the background.
 func TestAsyncHookCannotBlock(t *testing.T) {
 	b := bridgeWith(t, hooks.PreToolUse, hookSpec{Type: "command", Async: true,
 		Command: `cat >/dev/null; echo '{"systemMessage":"m","continue":false,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","additionalContext":"c"}}'`})
 	d, err := b.Run(context.Background(), inputFor(hooks.PreToolUse, t.TempDir()))
-	want := hooks.Decision{AdditionalContext: []string{"c"}, SystemMessages: []string{"m"}}
+	want := hooks.Decision{AdditionalContext: []string{"c", "m"}}
 	if diff := cmp.Diff(want, d, cmpopts.EquateEmpty()); diff != "" || err != nil {
 		t.Fatalf("(-want +got):\n%s err=%v", diff, err)
 	}

@@ -131,7 +131,8 @@ var (
 )
 
 func (d *dialect) Info() engine.Info {
-	return engine.Info{Name: Dialect, Guard: guard.Dialect{Name: "Codex", Original: "Codex", Plugin: "bridge/codex"}}
+	return engine.Info{Name: Dialect, Guard: guard.Dialect{Name: "Codex", Original: "Codex", Plugin: "bridge/codex"},
+		AsyncLimit: asyncLimit}
 }
 
 // Seams are SessionStart, UserPromptSubmit, PreToolUse,
@@ -273,5 +274,5 @@ func trustHook(h *handler) trust.Hook {
 
 func (h *handler) Identity() trust.Hook { return trustHook(h) }
 
-// Advisory is false: Codex skips async hooks when it parses them.
-func (h *handler) Advisory() bool { return false }
+// Advisory: an async hook cannot block, so it is no guard.
+func (h *handler) Advisory() bool { return h.async }

@@ -173,10 +173,10 @@ func TestConfigProblems(t *testing.T) {
 	for _, h := range f.all {
 		cmds = append(cmds, fmt.Sprintf("%s:%s:%s", h.event, h.command, h.timeout))
 	}
-	if diff := cmp.Diff([]string{"PreToolUse:c:5s", "PreToolUse:d:1s", "PostCompact:e:10m0s", "Interrupt:e2:3s", "SessionEnd:f:3s", "SessionEnd:g:1s"}, cmds); diff != "" {
+	if diff := cmp.Diff([]string{"PreToolUse:b:10m0s", "PreToolUse:c:5s", "PreToolUse:d:1s", "PostCompact:e:10m0s", "Interrupt:e2:3s", "SessionEnd:f:3s", "SessionEnd:g:1s"}, cmds); diff != "" {
 		t.Errorf("handlers (-want +got):\n%s", diff)
 	}
-	for _, want := range []string{`invalid matcher "(bad"`, "prompt handlers are not supported", `non-empty "command"`, "async hooks are not supported"} {
+	for _, want := range []string{`invalid matcher "(bad"`, "prompt handlers are not supported", `non-empty "command"`} {
 		if !contains(f.problems, want) {
 			t.Errorf("problems %q lack %q", f.problems, want)
 		}

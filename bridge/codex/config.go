@@ -94,6 +94,8 @@ type handler struct {
 	timeout time.Duration
 	// status is statusMessage, kept for the log.
 	status string
+	// async runs the hook in the background (`async: true`).
+	async bool
 	// group and index place the handler in its file, for messages.
 	group, index int
 	file         *hookFile
@@ -144,7 +146,7 @@ func (f *hookFile) failWith(problem string) *hookFile {
 // an object of events, is ignored as a whole and described in problems.
 // A bad entry (an unknown event, a group or handler of the wrong shape, a
 // field of the wrong type, an invalid matcher) or a handler Codex would
-// not run (prompt/agent/mcp_tool handlers, async hooks, empty commands)
+// not run (prompt/agent/mcp_tool handlers, empty commands)
 // is skipped alone and described in problems: Codex ignores the whole
 // file there, but then one mistyped field silently drops every guard of
 // the file, so cordis keeps the good entries and reports the bad one.
@@ -268,10 +270,7 @@ func parseHandler(raw json.RawMessage, event string) (h *handler, skip string, e
 	if r.Command == nil || strings.TrimSpace(*r.Command) == "" {
 		return nil, "a command handler needs a non-empty \"command\"", nil
 	}
-	if r.Async {
-		return nil, "async hooks are not supported", nil
-	}
-	h = &handler{event: event, command: *r.Command, status: r.StatusMessage, timeout: defaultTimeout}
+	h = &handler{event: event, command: *r.Command, status: r.StatusMessage, timeout: defaultTimeout, async: r.Async}
 	secs := r.Timeout
 	if secs == nil {
 		secs = r.TimeoutSec

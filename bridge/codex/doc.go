@@ -38,12 +38,13 @@
 // still load. In a file that parses, a bad entry (an unknown event, a
 // group or handler of the wrong shape, a field of the wrong type, an
 // invalid matcher) or a handler Codex would not run (prompt, agent,
-// mcp_tool or http handlers, async hooks, empty commands) is skipped
+// mcp_tool or http handlers, empty commands) is skipped
 // alone: Codex would ignore the whole file, but then one mistyped field
 // silently drops every guard in it. Every such problem goes to the log,
 // Problems and Doctor, and is shown to each session once (a SystemMessages
 // entry at its first turn-scoped seam, like a skipped untrusted hook).
-// Files are re-read when they change. config.toml is decoded with
+// An "async": true hook runs in the background, at most 8 of a session at
+// once (async.go). Files are re-read when they change. config.toml is decoded with
 // github.com/pelletier/go-toml/v2.
 //
 // # Trust

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -321,4 +322,88 @@ func slashText(t *testing.T, e *acptest.Editor, sid, command string) string {
 func jsonEscaped(s string) string {
 	q, _ := json.Marshal(s)
 	return string(q[1 : len(q)-1])
+}
+
+// looper is a tiny plugin shaped like the loop plugins people install: a
+// command whose ```! block runs the plugin's setup script on the
+// arguments, pre-approved by an allowed-tools rule that names the script
+// through ${CLAUDE_PLUGIN_ROOT}; a Stop hook that reads the state file
+// and the transcript and feeds the task back until the last assistant
+// message holds the promise; and an agent whose description is the
+// unquoted paragraph with ": " in it that strict YAML refuses.
+func looper() map[string]string {
+	return map[string]string{
+		".claude-plugin/plugin.json": `{"name": "looper", "version": "0.1.0"}`,
+		"commands/start.md": "---\ndescription: \"Start a loop\"\nargument-hint: \"TASK [--rounds N]\"\nallowed-tools: [\"Bash(${CLAUDE_PLUGIN_ROOT}/bin/setup.sh:*)\"]\n---\n\n" +
+			"```!\n\"${CLAUDE_PLUGIN_ROOT}/bin/setup.sh\" $ARGUMENTS\n```\n\nWork on the task until it is done.\n",
+		"bin/setup.sh": `#!/bin/sh
+mkdir -p .claude
+task=""
+for w in "$@"; do printf '[%s]' "$w" >> .claude/looper.args; case "$w" in --*) ;; *) task="$task $w";; esac; done
+printf 'round: 1\n---\n%s\n' "${task# }" > .claude/looper.local.md
+echo "looper armed"
+`,
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/stop.sh"}]}]}}`,
+		"hooks/stop.sh": `#!/bin/sh
+input=$(cat)
+[ -f .claude/looper.local.md ] || exit 0
+transcript=$(printf '%s' "$input" | jq -r .transcript_path)
+last=$(grep '"role":"assistant"' "$transcript" | tail -1 | jq -r '.message.content | map(select(.type == "text")) | map(.text) | join("\n")')
+case "$last" in *"<promise>DONE</promise>"*) rm .claude/looper.local.md; exit 0;; esac
+task=$(sed '1,/^---$/d' .claude/looper.local.md)
+jq -n --arg t "$task" '{decision: "block", reason: $t, systemMessage: "looper: again"}'
+`,
+		"agents/tidier.md": "---\nname: tidier\ndescription: Use this agent when code needs tidying. Examples: <example>Context: the user asks\nuser: \"tidy it\"\n</example>\ntools: [\"Read\", \"Grep\"]\n---\n\nYou tidy code.\n",
+	}
+}
+
+// TestPluginLoopCommandAndStopHook: a loop plugin behaves as in Claude
+// Code: its command's ```! block runs the setup script without asking
+// (allowed-tools names it through ${CLAUDE_PLUGIN_ROOT}) with the
+// arguments as the script's words, the Stop hook finds the assistant's
+// words in the transcript and feeds the task back until the promise, and
+// its agent with a non-strict YAML header is offered.
+func TestPluginLoopCommandAndStopHook(t *testing.T) {
+	for _, tool := range []string{"jq", "grep", "sed"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	ctx := testCtx(t)
+	s := newClaudeSetup(t)
+	root := installPlugin(t, s, "team", "looper", "0.1.0", looper())
+	for _, f := range []string{"bin/setup.sh", "hooks/stop.sh"} {
+		os.Chmod(filepath.Join(root, f), 0o755)
+	}
+	s.write(t, filepath.Join(s.home, ".claude", "settings.json"), `{"enabledPlugins": {"looper@team": true}}`)
+	model := newFakeModel(t, textReply("round one"), textReply("round two"), textReply("<promise>DONE</promise>"))
+	e := s.start(t, model)
+	e.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		t.Errorf("asked for permission: %s %s", p.ToolCall.Title, p.ToolCall.RawInput)
+		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermRejectOnce}}, nil
+	}
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, s.work).SessionID
+	if stop, err := e.Prompt(ctx, sid, `/looper:start "Build a todo API" --rounds 3`); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	if args, _ := os.ReadFile(filepath.Join(s.work, ".claude", "looper.args")); string(args) != "[Build a todo API][--rounds][3]" {
+		t.Errorf("the setup script got %q", args)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3 (the task fed back twice)", len(reqs))
+	}
+	if !strings.Contains(reqs[0], "looper armed") || !strings.Contains(reqs[0], "tidier") || !strings.Contains(reqs[0], "Use this agent when code needs tidying") {
+		t.Errorf("the first request lacks the script's output or the agent")
+	}
+	if !strings.Contains(reqs[1], "Build a todo API") || !strings.Contains(reqs[2], "round two") {
+		t.Errorf("the Stop hook did not feed the task back")
+	}
+	if _, err := os.Stat(filepath.Join(s.work, ".claude", "looper.local.md")); !os.IsNotExist(err) {
+		t.Errorf("the loop did not end on the promise: %v", err)
+	}
+	if !advertised(e, sid, "looper:start") {
+		t.Error("looper:start is not advertised")
+	}
 }

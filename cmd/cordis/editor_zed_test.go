@@ -252,7 +252,9 @@ func TestZedApprovalsTerminalsAndReload(t *testing.T) {
 	edited := filepath.Join(a.work, "a.txt")
 	created := filepath.Join(a.work, "new.txt")
 	os.WriteFile(edited, []byte("one\ntwo\n"), 0o644)
-	const command = "echo hello-from-bash"
+	// Not echo, which is read-only and runs without asking: expr prints
+	// its one argument too.
+	const command = "expr hello-from-bash"
 	model.steps = replies(
 		toolReply("toolu_b", "Bash", `{"command":"`+command+`","description":"Say hello"}`),
 		toolReply("toolu_e", "Edit", `{"file_path":`+quoteJSON(edited)+`,"old_string":"two","new_string":"TWO"}`),

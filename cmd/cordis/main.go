@@ -57,7 +57,7 @@ stdout of 'cordis acp' carries JSON-RPC frames only; logs never go there.
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "cordis: "+oneLine(err.Error()))
+		fmt.Fprintln(os.Stderr, "cordis: "+printable(oneLine(err.Error())))
 		os.Exit(1)
 	}
 }
@@ -111,11 +111,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		_, err = stdout.Write(append(data, '\n'))
 		return err
 	case "hooks":
-		return runHooks(rest, stdout, stderr)
+		return runHooks(rest, printableWriter{stdout}, stderr)
 	case "config":
-		return runConfig(rest, stdout)
+		return runConfig(rest, printableWriter{stdout})
 	case "trust":
-		return runTrust(rest, stdout)
+		return runTrust(rest, printableWriter{stdout})
 	case "login", "logout":
 		f, err := parseFlags(cmd, rest, stderr)
 		if err != nil {

@@ -48,6 +48,11 @@ type mcpSetup struct {
 	store   *trust.Store
 	// hidden are the variables no file may expand (the provider keys).
 	hidden []string
+	// codexHooksTell is set when the Codex hook bridge runs: it reads the
+	// same config.toml files and tells the user, with line and column,
+	// when one cannot be read or parsed, so the MCP side does not say it
+	// a second time.
+	codexHooksTell bool
 }
 
 func newMCPSetup(user userSetup, f *plugins.Finder, store *trust.Store, policy *subproc.EnvPolicy) *mcpSetup {
@@ -198,13 +203,15 @@ func (m *mcpSetup) servers(cwd string) ([]mcp.Spec, []string) {
 	var out []mcp.Spec
 	var notices []string
 	taken := map[string]bool{}
+	// origins says where each name taken came from.
+	origins := map[string]string{}
 	exclusive, policy, problems := m.policy()
 	notices = append(notices, problems...)
 	add := func(origin string, s mcpjson.Server, vars []string) {
 		if taken[s.Name] {
 			return
 		}
-		taken[s.Name] = true
+		taken[s.Name], origins[s.Name] = true, origin
 		s, missing := s.Expand(m.lookup(vars))
 		if why := policy.Refuses(s.Name, serverCommand(s), s.URL); why != "" {
 			notices = append(notices, fmt.Sprintf("MCP server %q in %s is not started: %s.", s.Name, origin, why))
@@ -278,6 +285,21 @@ func (m *mcpSetup) servers(cwd string) ([]mcp.Spec, []string) {
 	for _, s := range user.Servers.Servers {
 		add(m.userMCPFile(), s, nil)
 	}
+	// Codex's (codex_mcp.go): after Claude Code's, which win a clash.
+	codex, codexNotices := m.codexServers(cwd)
+	notices = append(notices, codexNotices...)
+	for _, sp := range codex {
+		if other, clash := origins[sp.Name]; clash {
+			notices = append(notices, fmt.Sprintf("MCP server %q in %s is not started: the one of the same name in %s is used.", sp.Name, sp.Origin, other))
+			continue
+		}
+		origins[sp.Name] = sp.Origin
+		if why := policy.Refuses(sp.Name, specCommand(sp), sp.URL); why != "" {
+			notices = append(notices, fmt.Sprintf("MCP server %q in %s is not started: %s.", sp.Name, sp.Origin, why))
+			continue
+		}
+		out = append(out, sp)
+	}
 	// The plugins'.
 	if m.plugins != nil {
 		for _, p := range m.plugins.Find(cwd).Plugins {
@@ -307,9 +329,14 @@ func (m *mcpSetup) userSettingsName() string {
 	return "~/.claude/settings.json"
 }
 
-// discover lists cwd's .mcp.json servers as entries `cordis trust`
-// approves (those a settings file rejects aside).
+// discover lists cwd's .mcp.json servers (those a settings file rejects
+// aside) and its .codex/config.toml servers as entries `cordis trust`
+// approves.
 func (m *mcpSetup) discover(cwd string) []trust.Discovered {
+	return append(m.discoverMCPJSON(cwd), m.discoverCodex(cwd)...)
+}
+
+func (m *mcpSetup) discoverMCPJSON(cwd string) []trust.Discovered {
 	path, project, err := projectServers(cwd)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -14,9 +14,10 @@ import (
 // Through the binary, as a cloned repository and a returning user meet it:
 // the repository's .claude/settings.local.json plants an allow rule (not
 // honoured: touch is asked about) and a deny rule (honoured: rm is refused
-// unasked); "Always allow" on `echo first` covers echo only, is saved in
-// that file, and after a restart (a new process over the same state
-// directory) still holds.
+// unasked); "Always allow" on `mkdir first` covers mkdir only, is saved
+// in that file, and after a restart (a new process over the same state
+// directory) still holds. (mkdir, not echo: echo is a read-only command,
+// which runs without asking.)
 func TestAlwaysAllowAndProjectRulesThroughTheBinary(t *testing.T) {
 	ctx := testCtx(t)
 	state, work := t.TempDir(), t.TempDir()
@@ -26,7 +27,7 @@ func TestAlwaysAllowAndProjectRulesThroughTheBinary(t *testing.T) {
 	os.Mkdir(filepath.Join(work, "keep"), 0o755)
 
 	model := newFakeModel(t,
-		toolReply("toolu_1", "Bash", `{"command":"echo first"}`), textReply("ok"),
+		toolReply("toolu_1", "Bash", `{"command":"mkdir first"}`), textReply("ok"),
 		toolReply("toolu_2", "Bash", `{"command":"touch second-unasked.txt"}`), textReply("ok"),
 		toolReply("toolu_3", "Bash", `{"command":"rm -rf keep"}`), textReply("ok"))
 	e, _ := startAgent(t, model, state, work)
@@ -39,7 +40,7 @@ func TestAlwaysAllowAndProjectRulesThroughTheBinary(t *testing.T) {
 		defer mu.Unlock()
 		asked = append(asked, p)
 		option := acp.PermRejectOnce
-		if p.ToolCall.Title == "echo first" {
+		if p.ToolCall.Title == "mkdir first" {
 			option = acp.PermAllowAlways
 		}
 		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: option}}, nil
@@ -57,10 +58,10 @@ func TestAlwaysAllowAndProjectRulesThroughTheBinary(t *testing.T) {
 	for _, p := range asked {
 		titles = append(titles, p.ToolCall.Title)
 	}
-	if strings.Join(titles, " | ") != "echo first | touch second-unasked.txt" {
+	if strings.Join(titles, " | ") != "mkdir first | touch second-unasked.txt" {
 		t.Fatalf("asked about %q", titles)
 	}
-	if name := optionNamed(asked[0], acp.PermAllowAlways); name != "Always allow `echo:*` in this project" {
+	if name := optionNamed(asked[0], acp.PermAllowAlways); name != "Always allow `mkdir:*` in this project" {
 		t.Errorf("always option = %q", name)
 	}
 	for _, gone := range []string{"second-unasked.txt"} {
@@ -72,13 +73,13 @@ func TestAlwaysAllowAndProjectRulesThroughTheBinary(t *testing.T) {
 		t.Error("the planted deny rule did not stop rm")
 	}
 	saved, _ := os.ReadFile(settings)
-	if !strings.Contains(string(saved), `"Bash(echo:*)"`) || !strings.Contains(string(saved), `"deny"`) {
+	if !strings.Contains(string(saved), `"Bash(mkdir:*)"`) || !strings.Contains(string(saved), `"deny"`) {
 		t.Errorf("settings.local.json:\n%s", saved)
 	}
 
 	// A restart: a new process over the same state directory.
-	model2 := newFakeModel(t, toolReply("toolu_4", "Bash", `{"command":"echo third > /dev/null; echo after-restart"}`), textReply("ok"),
-		toolReply("toolu_5", "Bash", `{"command":"echo after-restart"}`), textReply("ok"))
+	model2 := newFakeModel(t, toolReply("toolu_4", "Bash", `{"command":"mkdir third > /dev/null; mkdir after-redirect"}`), textReply("ok"),
+		toolReply("toolu_5", "Bash", `{"command":"mkdir after-restart"}`), textReply("ok"))
 	e2, _ := startAgent(t, model2, state, work)
 	var asked2 []string
 	e2.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
@@ -94,15 +95,15 @@ func TestAlwaysAllowAndProjectRulesThroughTheBinary(t *testing.T) {
 			t.Fatalf("prompt %s after the restart: %q, %v", text, stop, err)
 		}
 	}
-	// echo:* does not cover a redirection; it covers plain echo, unasked.
-	if len(asked2) != 1 || !strings.HasPrefix(asked2[0], "echo third > /dev/null") {
+	// mkdir:* does not cover a redirection; it covers plain mkdir, unasked.
+	if len(asked2) != 1 || !strings.HasPrefix(asked2[0], "mkdir third > /dev/null") {
 		t.Errorf("after the restart asked about %q, want only the redirecting command", asked2)
 	}
-	model2.mu.Lock()
-	last := model2.requests[len(model2.requests)-1]
-	model2.mu.Unlock()
-	if !strings.Contains(last, `"content":"after-restart"`) && !strings.Contains(last, `"text":"after-restart"`) {
-		t.Errorf("the allowed echo did not run after the restart: %s", last)
+	if _, err := os.Stat(filepath.Join(work, "after-restart")); err != nil {
+		t.Errorf("the allowed mkdir did not run after the restart: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "after-redirect")); err == nil {
+		t.Error("the rejected command ran")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -230,6 +231,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	// A file's ${VAR} never reads a provider key, even one agent.exposeEnv
 	// passes to subprocesses.
 	setupMCP := newMCPSetup(user, finder, trust.Open(stateDir), subproc.NewEnvPolicy(providerKeyEnv(cfg), nil))
+	setupMCP.codexHooksTell = slices.ContainsFunc(cfg.Enabled(), func(p config.Plugin) bool { return p.Name == "bridge/codex" })
 	out.SetupMCP, out.MCPPolicy = setupMCP.servers, setupMCP.refuses
 	// Keys come from the environment or cordis's credential file (read
 	// on each use, and registered for scrubbing when read).

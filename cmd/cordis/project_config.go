@@ -55,6 +55,8 @@ const (
 	// failClosed: only the value "deny" (a guard that could not run
 	// refuses the call) is taken.
 	failClosed
+	// onlyOff: a switch the project may turn off, never on.
+	onlyOff
 )
 
 // projectPolicy lists, per plugin name, the settings (dotted YAML paths) a
@@ -88,18 +90,21 @@ var projectPolicy = map[string]map[string]mergeRule{
 	"bridge/claude": {"guardFailure": failClosed},
 	"bridge/codex":  {"guardFailure": failClosed},
 	"hooks/builtin": {
-		"permissionRules.deny":          appendList,
-		"permissionRules.ask":           appendList,
-		"inputSanitize.redact":          appendList,
-		"inputSanitize.patterns":        appendList,
-		"budgetCheck.maxTokens":         tighten,
-		"budgetCheck.maxCostUSD":        tighten,
-		"resultCompress.maxTokens":      replace,
-		"contextMonitor.warnAt":         replace,
-		"contextMonitor.compactAt":      replace,
-		"contextInjector.files":         replace,
-		"todoEnforcer.remindersPerTurn": replace,
-		"auditLog.inputSummaryChars":    replace,
+		"permissionRules.deny": appendList,
+		"permissionRules.ask":  appendList,
+		// Read-only commands run without asking; a project may only ask
+		// about them too.
+		"permissionRules.readOnlyCommands": onlyOff,
+		"inputSanitize.redact":             appendList,
+		"inputSanitize.patterns":           appendList,
+		"budgetCheck.maxTokens":            tighten,
+		"budgetCheck.maxCostUSD":           tighten,
+		"resultCompress.maxTokens":         replace,
+		"contextMonitor.warnAt":            replace,
+		"contextMonitor.compactAt":         replace,
+		"contextInjector.files":            replace,
+		"todoEnforcer.remindersPerTurn":    replace,
+		"auditLog.inputSummaryChars":       replace,
 	},
 }
 
@@ -411,6 +416,11 @@ func merge(rule mergeRule, dst, src reflect.Value) string {
 	case stricterMode:
 		if modeRank(src.String()) > modeRank(dst.String()) {
 			return "a project may not relax the permission mode"
+		}
+		dst.Set(src)
+	case onlyOff:
+		if v := reflect.Indirect(src); !v.IsValid() || v.Kind() != reflect.Bool || v.Bool() {
+			return "a project may only turn this off"
 		}
 		dst.Set(src)
 	}

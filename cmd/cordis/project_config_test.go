@@ -168,6 +168,35 @@ func TestProjectConfigTightens(t *testing.T) {
 	}
 }
 
+// A project may turn the read-only command allowance off, never on.
+func TestProjectConfigReadOnlyCommands(t *testing.T) {
+	store := trust.Open(t.TempDir())
+	for _, tt := range []struct {
+		value, refused string
+		userOff, want  bool
+	}{
+		{value: "false", want: false},
+		{value: "true", userOff: true, refused: "hooks.permissionRules.readOnlyCommands (a project may only turn this off)", want: false},
+		{value: "true", want: true},
+	} {
+		dir := writeProject(t, "- id: hooks\n  name: hooks/builtin\n  config: {permissionRules: {readOnlyCommands: "+tt.value+"}}\n")
+		trustProject(t, store, dir)
+		base := builtinDefault()
+		if tt.userOff {
+			off := false
+			pluginConfig[*builtin.Config](t, base, "hooks").PermissionRules.ReadOnlyCommands = &off
+		}
+		o := applyProjectConfig(base, dir, store, newRegistry())
+		if tt.refused != "" && !strings.Contains(strings.Join(o.Refused, "\n"), tt.refused) {
+			t.Errorf("%s over a user's off: refused %q", tt.value, o.Refused)
+		}
+		got := pluginConfig[*builtin.Config](t, base, "hooks").PermissionRules.ReadOnlyCommands
+		if on := got == nil || *got; on != tt.want {
+			t.Errorf("project %s (user off %v): on = %v, want %v", tt.value, tt.userOff, on, tt.want)
+		}
+	}
+}
+
 // A project cordis.yml that is a symlink out of the project, or a FIFO, is
 // reported, never read or waited on.
 func TestProjectConfigOddFiles(t *testing.T) {

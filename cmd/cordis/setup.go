@@ -15,7 +15,10 @@ import (
 // cordis's own command folders and Claude Code's layout. The loop and the
 // built-in hooks are given it as sources and never know whose it is.
 type userSetup struct {
-	home   string
+	home string
+	// codex is Codex's user folder ($CODEX_HOME, else ~/.codex; "" when
+	// neither is known).
+	codex  string
 	claude claudecode.Layout
 	// managed is the administrator's policy (Claude Code's managed
 	// settings), re-read when its files change.
@@ -27,7 +30,7 @@ type userSetup struct {
 func findSetup() userSetup {
 	home, _ := os.UserHomeDir()
 	layout := claudecode.Locate(home, os.Getenv)
-	return userSetup{home: home, claude: layout, managed: permrules.NewManagedSource(layout.ManagedDir)}
+	return userSetup{home: home, codex: codexsetup.Home(home, os.Getenv), claude: layout, managed: permrules.NewManagedSource(layout.ManagedDir)}
 }
 
 // commandSources are the loop's slash-command folders (cordis's over
@@ -38,6 +41,8 @@ func (s userSetup) commandSources() commands.Sources {
 		Commands: s.commandFolders(),
 		Skills:   s.skillRoots(),
 		Agents:   s.claude.Agents,
+		// Codex's saved prompts, as /prompts:<name>.
+		SavedPrompts: codexsetup.Prompts(s.codex),
 	}
 }
 
@@ -59,5 +64,5 @@ func (s userSetup) permissionFiles() permrules.Files {
 // skillRoots are Claude Code's skill roots, then Codex's (the same
 // SKILL.md format): on a name clash the earlier wins.
 func (s userSetup) skillRoots() []setup.Source {
-	return slices.Concat(s.claude.Skills, codexsetup.Skills(s.home))
+	return slices.Concat(s.claude.Skills, codexsetup.Skills(s.home, s.codex))
 }

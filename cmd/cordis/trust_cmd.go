@@ -14,8 +14,8 @@ const trustUsage = `Usage:
         trust what DIR (default: the current directory) brings as it is
         now: its cordis.yml, its project hook files, the Claude Code
         plugins only its settings enable and the MCP servers of its
-        .mcp.json; --list only shows what is there and whether it is
-        trusted
+        .mcp.json and .codex/config.toml; --list only shows what is there
+        and whether it is trusted
 
 A project's cordis.yml is read only once trusted, and edited it is
 untrusted again. Even trusted, it may only tune the agent (models offered,

@@ -33,10 +33,12 @@ func bash(cmd string) json.RawMessage {
 
 func TestPermissionRules(t *testing.T) {
 	cfg := DefaultConfig()
+	readOnlyOff := false // the rules alone: TestReadOnlyCommands has the rest
 	cfg.PermissionRules = PermissionRulesConfig{
-		Allow: []string{"Bash(git status:*)", "Bash(ls)", "Read", "Task(explorer)"},
-		Ask:   []string{"Edit(src/**)", "Bash(git push:*)"},
-		Deny:  []string{"Bash(rm -rf:*)", "Read(.env)", "Edit(//etc/**)", "Bash(curl * | sh)"},
+		Allow:            []string{"Bash(git status:*)", "Bash(ls)", "Read", "Task(explorer)"},
+		Ask:              []string{"Edit(src/**)", "Bash(git push:*)"},
+		Deny:             []string{"Bash(rm -rf:*)", "Read(.env)", "Edit(//etc/**)", "Bash(curl * | sh)"},
+		ReadOnlyCommands: &readOnlyOff,
 	}
 	p, _ := pipeline(t, cfg, Options{Home: "/home/u"})
 	tests := []struct {

@@ -23,6 +23,14 @@ type PermissionRulesConfig struct {
 	Allow []string `yaml:"allow,omitempty" json:"allow,omitempty" jsonschema:"description=Calls that run without asking. A rule is a tool name (Read) or Tool(specifier) as in Claude Code: Bash(git status) / Bash(git push:*) / Edit(src/**) / Read(~/.ssh/**) / Task(explorer)"`
 	Ask   []string `yaml:"ask,omitempty" json:"ask,omitempty" jsonschema:"description=Calls the editor is always asked about (even in bypassPermissions mode)"`
 	Deny  []string `yaml:"deny,omitempty" json:"deny,omitempty" jsonschema:"description=Calls that never run; deny wins over ask and allow"`
+	// ReadOnlyCommands (nil: on) runs read-only Bash commands without
+	// asking, as Claude Code does (permrules.ReadOnlyCommand).
+	ReadOnlyCommands *bool `yaml:"readOnlyCommands,omitempty" json:"readOnlyCommands,omitempty" jsonschema:"description=Run read-only Bash commands (ls / cat / grep / git status / git diff / git log ... inside the session's directories, no redirection to files) without asking, as Claude Code does (default true; deny and ask rules still apply; a project may only turn it off)"`
+}
+
+// readOnlyOn reports whether read-only commands run without asking.
+func (c PermissionRulesConfig) readOnlyOn() bool {
+	return c.ReadOnlyCommands == nil || *c.ReadOnlyCommands
 }
 
 // ruleLists are allow, ask and deny rules.
@@ -53,6 +61,8 @@ type permissionRules struct {
 	// onlyManaged is set when disabledHooks names the hook: it then
 	// applies the policy's rules alone.
 	onlyManaged bool
+	// readOnly allows read-only Bash commands no rule decided.
+	readOnly bool
 
 	mu    sync.Mutex
 	files map[string]cachedFile
@@ -82,6 +92,7 @@ func managedRulesLock(src *permrules.ManagedSource) func(on bool) string {
 func permissionRulesHooks(cfg PermissionRulesConfig, opts Options, disabled bool) ([]registration, error) {
 	p := &permissionRules{
 		onlyManaged: disabled,
+		readOnly:    cfg.readOnlyOn(),
 		match:       permrules.Matcher{Home: opts.Home},
 		settings:    opts.Settings,
 		trusted:     opts.TrustedRule,
@@ -108,11 +119,16 @@ func permissionRulesHooks(cfg PermissionRulesConfig, opts Options, disabled bool
 // decide applies the rules: any matching deny rule denies, else any
 // matching ask rule asks, else allow rules allow (a Bash command only when
 // every part of it is allowed). Rules of every source are pooled, so a
-// deny anywhere beats an allow anywhere, as in Claude Code.
+// deny anywhere beats an allow anywhere, as in Claude Code. A Bash
+// command no rule decided runs without asking when it only reads (as
+// Claude Code's built-in read-only commands do, managed
+// allowManagedPermissionRulesOnly or not: they are not rules), unless
+// readOnlyCommands is off or disabledHooks names this hook.
 func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
 	rules, notices := p.rulesFor(in.Cwd)
 	d := hooks.Decision{SystemMessages: p.untold(in.SessionID, notices)}
-	if rules.empty() {
+	readOnly := p.readOnly && !p.onlyManaged && in.ToolName == "Bash"
+	if rules.empty() && !readOnly {
 		return d, nil
 	}
 	c := permrules.NewCall(in.ToolName, in.ToolInput, in.Cwd)
@@ -122,6 +138,8 @@ func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
 		d.Permission, d.Reason = hooks.Ask, fmt.Sprintf("the permission rule ask %s requires confirmation", r.Text)
 	} else if r, ok := p.match.Permits(rules.allow, c); ok {
 		d.Permission, d.Reason = hooks.Allow, fmt.Sprintf("allowed by the permission rule %s", r.Text)
+	} else if readOnly && permrules.ReadOnlyCommand(c.Command, permrules.ReadOnlyDirs{Cwd: in.Cwd, Dirs: in.Directories, Home: p.match.Home}) {
+		d.Permission, d.Reason = hooks.Allow, "a read-only command (hooks/builtin permissionRules.readOnlyCommands)"
 	}
 	return d, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/claudecode"
 	"github.com/cordis-agent/cordis/internal/setup"
 )
@@ -101,5 +102,59 @@ func TestProjectAllowRulesNeedATrustCheck(t *testing.T) {
 	d := p.Run(context.Background(), &hooks.Input{Event: hooks.PreToolUse, SessionID: "s", Cwd: project, ToolName: "Bash", ToolInput: []byte(`{"command":"touch x"}`)})
 	if d.Permission != hooks.NoOpinion {
 		t.Errorf("permission = %q (%s)", d.Permission, d.Reason)
+	}
+}
+
+// Read-only Bash commands run without asking when no rule decided them,
+// as in Claude Code: deny and ask rules still win, the switch turns it
+// off, disabledHooks turns it off with the rules, and a managed policy
+// that allows only its own rules leaves it on (it is not a rule).
+func TestReadOnlyCommands(t *testing.T) {
+	cwd := t.TempDir()
+	run := func(cfg *Config, opts Options, cmd string) hooks.Decision {
+		p, _ := pipeline(t, cfg, opts)
+		return p.Run(context.Background(), &hooks.Input{Event: hooks.PreToolUse, SessionID: "s", Cwd: cwd, Directories: []string{cwd}, ToolName: "Bash", ToolInput: bash(cmd)})
+	}
+	def := DefaultConfig()
+	for cmd, want := range map[string]hooks.Permission{
+		"git status":         hooks.Allow,
+		"ls -la | head":      hooks.Allow,
+		"git diff > out.txt": hooks.NoOpinion,
+		"git commit -m x":    hooks.NoOpinion,
+		"cat /etc/passwd":    hooks.NoOpinion,
+	} {
+		if d := run(def, Options{}, cmd); d.Permission != want {
+			t.Errorf("%s: permission %q (%s), want %q", cmd, d.Permission, d.Reason, want)
+		}
+	}
+
+	rules := DefaultConfig()
+	rules.PermissionRules = PermissionRulesConfig{Deny: []string{"Bash(cat:*)"}, Ask: []string{"Bash(git log:*)"}}
+	if d := run(rules, Options{}, "cat a.txt"); d.Permission != hooks.Deny {
+		t.Errorf("a deny rule lost to the read-only allowance: %q", d.Permission)
+	}
+	if d := run(rules, Options{}, "git log -1"); d.Permission != hooks.Ask {
+		t.Errorf("an ask rule lost to the read-only allowance: %q", d.Permission)
+	}
+
+	off := DefaultConfig()
+	no := false
+	off.PermissionRules.ReadOnlyCommands = &no
+	if d := run(off, Options{}, "git status"); d.Permission != hooks.NoOpinion {
+		t.Errorf("readOnlyCommands: false still allowed: %q", d.Permission)
+	}
+
+	disabled := DefaultConfig()
+	disabled.DisabledHooks = []string{PermissionRules}
+	policy := t.TempDir()
+	writeSettings(t, filepath.Join(policy, "managed-settings.json"), `{"permissions": {"deny": ["Bash(rm:*)"]}}`)
+	if d := run(disabled, Options{Managed: permrules.NewManagedSource(policy)}, "git status"); d.Permission != hooks.NoOpinion {
+		t.Errorf("the disabled hook still allowed: %q", d.Permission)
+	}
+
+	only := t.TempDir()
+	writeSettings(t, filepath.Join(only, "managed-settings.json"), `{"allowManagedPermissionRulesOnly": true, "permissions": {"deny": ["Bash(rm:*)"]}}`)
+	if d := run(def, Options{Managed: permrules.NewManagedSource(only)}, "git status"); d.Permission != hooks.Allow || !strings.Contains(strings.Join(d.SystemMessages, "\n"), "allow only their own permission rules") {
+		t.Errorf("allowManagedPermissionRulesOnly switched the read-only allowance off: %q (%s) %q", d.Permission, d.Reason, d.SystemMessages)
 	}
 }

@@ -23,6 +23,12 @@
 // disableBypassPermissionsMode) with their precedence; a project's
 // additionalDirectories need trust like its allow rules.
 //
+// ReadOnlyCommand is Claude Code's other source of unasked Bash calls:
+// commands that only read (a fixed list, checked flag by flag, over a
+// static parse of the shell line), which the permission-rules hook allows
+// when no rule decided. NewCall also reads a program written in quotes
+// as unquoted, so that rules naming it match.
+//
 // Concurrency: a ManagedSource is safe for concurrent use; everything
 // else is a pure function of its arguments and the files it reads.
 package permrules

@@ -165,6 +165,9 @@ func NewCall(tool string, input json.RawMessage, cwd string) Call {
 	case "Bash":
 		c.Command = strings.TrimSpace(fields.Command)
 		c.Commands = splitCommand(c.Command)
+		for i, part := range c.Commands {
+			c.Commands[i] = unquoteProgram(part)
+		}
 	case "Read", "Edit", "Write":
 		c.Path = absPath(fields.FilePath, cwd)
 	case "NotebookEdit":
@@ -215,7 +218,7 @@ func (m Matcher) Restricts(rules []Rule, c Call) (Rule, bool) {
 		if !r.appliesTo(c.Tool) {
 			continue
 		}
-		if m.matches(r, c, c.Command) {
+		if m.matches(r, c, c.Command) || c.Tool == "Bash" && m.matches(r, c, unquoteProgram(c.Command)) {
 			return r, true
 		}
 		if c.Tool == "Bash" {
@@ -251,7 +254,7 @@ func (m Matcher) Permits(rules []Rule, c Call) (Rule, bool) {
 		return Rule{}, false
 	}
 	for _, r := range applicable {
-		if r.exactCommand() && r.spec == c.Command {
+		if r.exactCommand() && (r.spec == c.Command || r.spec == unquoteProgram(c.Command)) {
 			return r, true
 		}
 	}
@@ -275,6 +278,28 @@ func (m Matcher) Permits(rules []Rule, c Call) (Rule, bool) {
 		}
 	}
 	return first, len(c.Commands) > 0
+}
+
+// unquoteProgram drops the quotes around a command's first word when they
+// only guard plain text (`"/plugin/bin/run.sh" args`, as plugins and
+// models write paths), so that a rule naming the program
+// (Bash(/plugin/bin/run.sh:*)) matches it as Claude Code matches it. A
+// quoted word with blanks, expansions, globs or other quotes stays as it
+// is: dropping those quotes would change what the shell runs.
+func unquoteProgram(command string) string {
+	if len(command) < 2 || command[0] != '"' && command[0] != '\'' {
+		return command
+	}
+	end := strings.IndexByte(command[1:], command[0])
+	if end < 0 {
+		return command
+	}
+	word := command[1 : 1+end]
+	rest := command[2+end:]
+	if word == "" || strings.ContainsAny(word, " \t\n$`\\\"'*?[]{}()<>|&;#~") || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return command
+	}
+	return word + rest
 }
 
 func substitutesOrRedirects(command string) bool {

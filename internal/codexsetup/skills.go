@@ -14,15 +14,20 @@ var skillsDir = filepath.Join(".agents", "skills")
 
 // Skills are Codex's skill roots (<root>/<name>/SKILL.md, the same format
 // as Claude Code's), highest precedence first: the project's
-// .agents/skills, the user's ~/.agents/skills ("" home leaves it out),
-// then the administrator's /etc/codex/skills. Codex also reads
-// .agents/skills in each folder above the cwd up to the repository root;
-// cordis reads a project's files only inside the session's folder, so
-// those are left out.
-func Skills(home string) []setup.Source {
-	out := []setup.Source{setup.Project(skillsDir)}
+// .agents/skills, then the same folder in each folder above the project
+// up to its git repository's root (nearest first, read confined to the
+// repository), the user's ~/.agents/skills ("" home leaves it out), the
+// administrator's /etc/codex/skills; then the roots of older Codex
+// releases, lower than every current one: the project's .codex/skills
+// and the user's <codex home>/skills ("" codexHome leaves it out).
+func Skills(home, codexHome string) []setup.Source {
+	out := []setup.Source{setup.ProjectUpToRepo(skillsDir)}
 	if home != "" {
 		out = append(out, setup.User(filepath.Join(home, skillsDir)))
 	}
-	return append(out, setup.User(AdminSkills))
+	out = append(out, setup.User(AdminSkills), setup.Project(filepath.Join(projectDir, "skills")))
+	if codexHome != "" {
+		out = append(out, setup.User(filepath.Join(codexHome, "skills")))
+	}
+	return out
 }

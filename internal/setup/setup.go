@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 )
@@ -13,6 +14,10 @@ type Source struct {
 	// Project marks a source inside the project, which is untrusted: read
 	// confined to the project, its grants counted only once trusted.
 	Project bool
+	// UpToRepo marks a project source that is also looked for in each
+	// folder above the project directory, up to the root of the git
+	// repository holding it (Codex's .agents/skills): see Above.
+	UpToRepo bool
 }
 
 // User is a source of the user's at the absolute path.
@@ -28,6 +33,47 @@ func (s Source) In(dir string) string {
 		return filepath.Join(dir, s.Path)
 	}
 	return s.Path
+}
+
+// ProjectUpToRepo is a project source at rel that is also looked for in
+// the folders above the project up to its repository's root.
+func ProjectUpToRepo(rel string) Source { return Source{Path: rel, Project: true, UpToRepo: true} }
+
+// Above returns, for an UpToRepo source, its paths in the folders above
+// dir up to the root of the git repository holding dir (the nearest
+// folder with a .git entry), nearest first, and that root, to which
+// reading them is confined. Anything else, or a dir outside a repository
+// or at its root, has none.
+func (s Source) Above(dir string) (paths []string, root string) {
+	if !s.UpToRepo {
+		return nil, ""
+	}
+	root = RepoRoot(dir)
+	if root == "" || root == dir {
+		return nil, ""
+	}
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		paths = append(paths, filepath.Join(d, s.Path))
+		if d == root || d == filepath.Dir(d) {
+			return paths, root
+		}
+	}
+}
+
+// RepoRoot is the root of the git repository holding dir: dir or the
+// nearest folder above it with a .git entry (a folder, or a worktree's
+// file); "" when there is none.
+func RepoRoot(dir string) string {
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }
 
 // CordisCommands are cordis's own command folders: the project's

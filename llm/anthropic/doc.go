@@ -28,6 +28,15 @@
 // fragments, so a cut-off call is never runnable. EncodeRequest sends a
 // nil Input back as {} and never sends Text for tool_use.
 //
+// Another provider's history (after /model): thinking without a signature
+// is never sent, and tool_use ids outside ^[a-zA-Z0-9_-]+$ or repeated
+// from an earlier call are renamed in the request with their results
+// (llm/internal/toolids). A content block type the decoder does not know
+// is dropped knowingly (llm.Block cannot carry it, so it could not go back
+// as received), except server tool calls and *_tool_result blocks, which
+// are kept raw. A content_block_start's non-empty input stands when no
+// input_json_delta follows, and is replaced by the deltas when they do.
+//
 // Errors are *llm.Error values. Failures before the stream starts (HTTP 408,
 // 409, 429, 5xx including 529, transport errors) are retried with the
 // policy in llm/internal/retry; each wait is announced to the sink as

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/internal/toolids"
 )
 
 // The wire types below fix the JSON field order; EncodeRequest never ranges
@@ -109,7 +110,9 @@ var (
 //
 // The API rejects, and so this never sends, a text block that is empty or
 // whitespace only and a thinking block without its signature (one cut off
-// by a cancel or an error); a message left empty is dropped and its
+// by a cancel or an error, or another provider's reasoning); tool call ids
+// it would refuse (another provider's) are renamed, with their results; a
+// message left empty is dropped and its
 // neighbours of one role joined. A tool_use block with nil Input is sent
 // with {}. ThinkingBudget > 0 asks for thinking in the form the model
 // accepts (llm.CapsOf). Prompt-cache breakpoints are placed by
@@ -130,7 +133,7 @@ func EncodeRequest(req *llm.Request, model string) ([]byte, error) {
 			body.System = append(body.System, wireBlock{Type: "text", Text: s})
 		}
 	}
-	for i, m := range req.Messages {
+	for i, m := range toolids.Rewrite(req.Messages, toolIDRule) {
 		content, err := encodeBlocks(m.Content)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
@@ -228,6 +231,19 @@ func encodeBlock(b llm.Block) (w wireBlock, keep bool, err error) {
 	default:
 		return w, false, fmt.Errorf("unsupported block type %q", b.Type)
 	}
+}
+
+// toolIDRule is the API's tool_use id pattern, ^[a-zA-Z0-9_-]+$: ids
+// another provider made ("functions.Bash:0", an empty one, one reused
+// across turns) are renamed in the request (package toolids).
+var toolIDRule = toolids.Rule{
+	Valid: func(id string) bool { return toolids.IsWordOrDash(id, 0) },
+	Fresh: func(old string, n, attempt int) string {
+		if s := toolids.Sanitize(old, 0); attempt == 0 && s != "" {
+			return s
+		}
+		return "toolu_" + toolids.Digest(toolids.Alphanumeric, 24, old, n, attempt)
+	},
 }
 
 // appendMessage adds m unless it is empty (every block of it was left

@@ -15,11 +15,32 @@
 //     are prefixed "Error: ", since the wire has no error flag; images in
 //     tool results move to a user message after the tool messages.
 //   - Assistant text and tool_use blocks become one "assistant" message
-//     with tool_calls; thinking blocks are not sent back.
-//   - Streamed reasoning_content (DeepSeek, vLLM) or reasoning (OpenRouter)
-//     becomes a thinking block; content becomes a text block; tool_calls
-//     fragments are assembled by index into tool_use blocks. Block order is
-//     the order of first appearance; Delta.Index is that position.
+//     with tool_calls (content left out when there is no text); thinking
+//     blocks are not sent back (except reasoning_content to models that
+//     require it); an assistant message with nothing left is dropped.
+//   - Tool call ids a backend refuses are renamed in the request, with
+//     their results (llm/internal/toolids): Mistral takes nine letters or
+//     digits, every other backend at most 40 printable characters. Gemini
+//     (by model name or googleapis.com) gets each call's extra_content
+//     (Block.Raw) back; Gemini 3 gets the documented skip signature on the
+//     first call of a turn that has none.
+//   - A 400 naming stream_options, or asking for max_completion_tokens
+//     instead of max_tokens, is answered by sending the request once more
+//     without it; stream_options stays off for the Provider's lifetime.
+//   - Streamed reasoning becomes a thinking block, read from the first
+//     field present in each delta: reasoning_content (DeepSeek, vLLM,
+//     Qwen), reasoning (OpenRouter, newer vLLM), reasoning_details
+//     (OpenRouter), so a server that sends one text in two fields is read
+//     once; content becomes a text block; tool_calls fragments are
+//     assembled by index into tool_use blocks. A fragment without an index
+//     starts a new call when it has a name or an id, else continues the
+//     latest; one with a known index but a new id and a name starts a new
+//     call (servers that send every whole call as index 0). A missing id,
+//     or one an earlier call of the response has, is replaced by a random
+//     "call_" id. Block order is the order of first appearance;
+//     Delta.Index is that position.
+//   - Usage comes from usage on any chunk (the latest wins), else Groq's
+//     x_groq.usage.
 //   - finish_reason stop→end_turn, tool_calls→tool_use, length→max_tokens,
 //     content_filter→refusal. A server that reports "stop" with tool calls
 //     gets tool_use. prompt_tokens minus cached tokens is InputTokens,
@@ -43,8 +64,10 @@
 // anthropic (llm/internal/retry). A 429 with insufficient_quota and a
 // 402 are ErrSpendLimit and not retried. An {"error":...} chunk inside a 200
 // stream becomes an *llm.Error with StatusCode 200, returned with the
-// partial response.
+// partial response; its kind comes from the code, which OpenRouter sets to
+// the upstream HTTP status. finish_reason "error" is ErrServer.
 //
-// Concurrency: a Provider holds no mutable state and is safe for concurrent
-// use; each Stream call delivers deltas on its caller's goroutine.
+// Concurrency: a Provider's only mutable state is one atomic flag (the
+// server refused stream_options); it is safe for concurrent use, and each
+// Stream call delivers deltas on its caller's goroutine.
 package openai

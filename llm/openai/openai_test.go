@@ -210,8 +210,8 @@ func TestStreamDecoding(t *testing.T) {
 			wantDeltas: []llm.Delta{{Kind: llm.DeltaText, Index: 0, Text: "I can"}},
 		},
 		{
-			name: "local server: stop with tool calls, no id, no [DONE]",
-			body: chunkEvent(`{"tool_calls":[{"index":0,"function":{"name":"ls","arguments":"{}"}}]}`, "") +
+			name: "local server: stop with tool calls, no [DONE]",
+			body: chunkEvent(`{"tool_calls":[{"index":0,"id":"call_0","function":{"name":"ls","arguments":"{}"}}]}`, "") +
 				chunkEvent(`{}`, "stop"),
 			want: &llm.Response{
 				ID: "chatcmpl-1", Model: "gpt-test-2024",

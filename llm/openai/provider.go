@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cordis-agent/cordis/llm"
@@ -23,6 +26,9 @@ type Provider struct {
 	logger *slog.Logger
 	http   *httpstream.Client
 	policy retry.Policy
+	// noStreamOptions is set once the server refused stream_options:
+	// later requests go without it (and without a usage chunk).
+	noStreamOptions atomic.Bool
 }
 
 var (
@@ -94,13 +100,57 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink func(llm.D
 	if step.MaxTokens <= 0 {
 		step.MaxTokens = p.cfg.MaxTokens
 	}
-	payload, err := encodeRequest(&step, step.Model, p.cfg.MaxTokensField)
-	if err != nil {
-		return nil, &llm.Error{Kind: llm.ErrInvalid, Message: err.Error(), Err: err}
+	be := backendFor(step.Model, p.cfg.BaseURL)
+	field := p.cfg.MaxTokensField
+	if field == "" {
+		field = llm.CapsOf(step.Model).MaxTokensField
 	}
+	streamUsage := !p.noStreamOptions.Load()
+	for adjusted := false; ; adjusted = true {
+		payload, err := encodeFor(&step, be, field, streamUsage)
+		if err != nil {
+			return nil, &llm.Error{Kind: llm.ErrInvalid, Message: err.Error(), Err: err}
+		}
+		out, err := p.send(ctx, payload, key, sink)
+		if adjusted || err == nil {
+			return out, err
+		}
+		// A server that names a field it does not take gets the request
+		// again, once, without it: cordis cannot know every backend.
+		switch refused := refusedField(err); {
+		case refused == "stream_options" && streamUsage:
+			p.noStreamOptions.Store(true)
+			streamUsage = false
+		case refused == "max_tokens" && field == "max_tokens" && step.MaxTokens > 0:
+			field = "max_completion_tokens"
+		default:
+			return out, err
+		}
+		p.logger.Debug("openai resend without a refused field", "field", refusedField(err))
+	}
+}
 
+// refusedField returns the request field a 400 says the server does not
+// take ("stream_options", or "max_tokens" when it asks for
+// max_completion_tokens instead), or "".
+func refusedField(err error) string {
+	var e *llm.Error
+	if !errors.As(err, &e) || e.StatusCode != http.StatusBadRequest {
+		return ""
+	}
+	switch msg := e.Message; {
+	case strings.Contains(msg, "stream_options"):
+		return "stream_options"
+	case strings.Contains(msg, "max_completion_tokens") && strings.Contains(msg, "max_tokens"):
+		return "max_tokens"
+	}
+	return ""
+}
+
+// send posts one body, with retries, and decodes the stream.
+func (p *Provider) send(ctx context.Context, payload []byte, key string, sink func(llm.Delta)) (*llm.Response, error) {
 	var body *httpstream.Stream
-	_, err = p.policy.Do(ctx, func(ctx context.Context, n int) (*http.Response, error) {
+	_, err := p.policy.Do(ctx, func(ctx context.Context, n int) (*http.Response, error) {
 		stream, resp, err := p.http.Open(ctx, func(ctx context.Context) (*http.Request, error) {
 			r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.BaseURL+"/chat/completions", bytes.NewReader(payload))
 			if err != nil {
@@ -168,6 +218,15 @@ func classifyHTTPError(resp *http.Response, raw []byte) *llm.Error {
 	return retry.HTTPError(resp.StatusCode, resp.Header, kindForError(&e, resp.StatusCode), e.Message)
 }
 
+// statusCode returns code when it is an HTTP error status, else 0.
+func statusCode(code string) int {
+	n, err := strconv.Atoi(code)
+	if err != nil || n < 400 || n > 599 {
+		return 0
+	}
+	return n
+}
+
 // kindForError classifies an error object; status 0 means "inside a 200
 // stream", where only the object can tell.
 func kindForError(e *apiError, status int) llm.ErrorKind {
@@ -178,6 +237,10 @@ func kindForError(e *apiError, status int) llm.ErrorKind {
 		return llm.ErrSpendLimit
 	case status != 0:
 		return retry.KindForStatus(status)
+	case statusCode(code) != 0:
+		// OpenRouter's error chunks carry the upstream HTTP status as
+		// their code (429, 502, ...).
+		return retry.KindForStatus(statusCode(code))
 	case code == "rate_limit_exceeded" || typ == "rate_limit_error" || typ == "rate_limit_exceeded":
 		return llm.ErrRateLimit
 	case code == "invalid_api_key" || typ == "authentication_error":

@@ -3,10 +3,12 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/llm"
+	"github.com/cordis-agent/cordis/llm/internal/toolids"
 )
 
 // Wire types fix the field order so equal requests encode to equal bytes.
@@ -50,6 +52,9 @@ type chatToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function functionCall `json:"function"`
+	// ExtraContent is Gemini's extension (its thought signature), sent
+	// only to Gemini.
+	ExtraContent json.RawMessage `json:"extra_content,omitempty"`
 }
 
 type functionCall struct {
@@ -72,15 +77,102 @@ type functionSpec struct {
 // "max_tokens" or "max_completion_tokens"; "" picks the one the model
 // takes. No output limit is sent when req.MaxTokens is 0.
 func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, error) {
+	return encodeFor(req, backendFor(model, ""), maxTokensField, true)
+}
+
+// backend is what a request body must respect beyond the model's
+// capabilities: the rules of the server it goes to.
+type backend struct {
+	model string
+	// mistral: Mistral's API takes only tool call ids of nine letters or
+	// digits (400 for the "call_…" or "toolu_…" ids of another provider).
+	mistral bool
+	// gemini: Gemini's OpenAI-compatible endpoint wants each tool call's
+	// extra_content (its thought signature) back, and Gemini 3 refuses a
+	// tool-call turn of its own without one.
+	gemini bool
+}
+
+// backendFor recognises the backend by the model name and the base URL.
+func backendFor(model, baseURL string) backend {
+	host := ""
+	if u, err := url.Parse(baseURL); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
+	name := strings.ToLower(model)
+	bare := name[strings.LastIndexByte(name, '/')+1:]
+	b := backend{model: model}
+	b.mistral = strings.HasSuffix(host, "mistral.ai") ||
+		(!strings.Contains(name, "/") && hasAnyPrefix(bare, "mistral", "codestral", "devstral", "magistral", "ministral", "pixtral", "open-mistral", "open-mixtral"))
+	b.gemini = strings.HasSuffix(host, "googleapis.com") || (!strings.Contains(name, "/") && strings.HasPrefix(bare, "gemini-"))
+	return b
+}
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolIDRule is what the backend accepts as a tool call id. OpenAI caps
+// ids at 40 characters; every server accepts [A-Za-z0-9_-], so only ids
+// outside that (empty, too long, with spaces or control characters) are
+// renamed, and ids like Kimi's "functions.Bash:0" stay as the model made
+// them.
+func (b backend) toolIDRule() toolids.Rule {
+	if b.mistral {
+		return toolids.Rule{
+			Valid: func(id string) bool {
+				return len(id) == 9 && toolids.IsWordOrDash(id, 9) && !strings.ContainsAny(id, "_-")
+			},
+			Fresh: func(old string, n, attempt int) string {
+				return toolids.Digest(toolids.Alphanumeric, 9, old, n, attempt)
+			},
+		}
+	}
+	return toolids.Rule{
+		Valid: func(id string) bool {
+			if id == "" || len(id) > maxToolCallID {
+				return false
+			}
+			for _, c := range []byte(id) {
+				if c <= ' ' || c == 0x7f {
+					return false
+				}
+			}
+			return true
+		},
+		Fresh: func(old string, n, attempt int) string {
+			if s := toolids.Sanitize(old, maxToolCallID); attempt == 0 && s != "" {
+				return s
+			}
+			return "call_" + toolids.Digest(toolids.Alphanumeric, 24, old, n, attempt)
+		},
+	}
+}
+
+// maxToolCallID is OpenAI's limit on a tool call id's length.
+const maxToolCallID = 40
+
+// encodeFor returns the Chat Completions body for req as be takes it;
+// streamUsage asks for the usage chunk (stream_options), which a few
+// servers refuse.
+func encodeFor(req *llm.Request, be backend, maxTokensField string, streamUsage bool) ([]byte, error) {
+	model := be.model
 	caps := llm.CapsOf(model)
 	if maxTokensField == "" {
 		maxTokensField = caps.MaxTokensField
 	}
 	body := chatRequest{
-		Model:         model,
-		Messages:      []chatMessage{},
-		Stream:        true,
-		StreamOptions: &streamOptions{IncludeUsage: true},
+		Model:    model,
+		Messages: []chatMessage{},
+		Stream:   true,
+	}
+	if streamUsage {
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	if req.MaxTokens > 0 {
 		if maxTokensField == "max_completion_tokens" {
@@ -98,8 +190,8 @@ func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, erro
 	if len(system) > 0 {
 		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: jsonString(strings.Join(system, "\n\n"))})
 	}
-	for i, m := range req.Messages {
-		msgs, err := encodeMessage(m, caps)
+	for i, m := range toolids.Rewrite(req.Messages, be.toolIDRule()) {
+		msgs, err := encodeMessage(m, caps, be)
 		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
@@ -122,12 +214,17 @@ func encodeRequest(req *llm.Request, model, maxTokensField string) ([]byte, erro
 }
 
 // encodeMessage maps one llm.Message onto one or more chat messages.
-func encodeMessage(m llm.Message, caps llm.ModelCaps) ([]chatMessage, error) {
+func encodeMessage(m llm.Message, caps llm.ModelCaps, be backend) ([]chatMessage, error) {
 	switch m.Role {
 	case llm.RoleAssistant:
-		msg, err := encodeAssistant(m.Content, caps)
+		msg, err := encodeAssistant(m.Content, caps, be)
 		if err != nil {
 			return nil, err
+		}
+		if msg.Content == nil && len(msg.ToolCalls) == 0 {
+			// Nothing the server can take (only thinking, or whitespace):
+			// an empty assistant message is refused by several servers.
+			return nil, nil
 		}
 		return []chatMessage{msg}, nil
 	case llm.RoleUser:
@@ -140,7 +237,7 @@ func encodeMessage(m llm.Message, caps llm.ModelCaps) ([]chatMessage, error) {
 // encodeAssistant maps an assistant message. Its thinking is left out
 // (Chat Completions servers ignore or refuse it), except on a tool-call
 // turn of a model that requires it back.
-func encodeAssistant(blocks []llm.Block, caps llm.ModelCaps) (chatMessage, error) {
+func encodeAssistant(blocks []llm.Block, caps llm.ModelCaps, be backend) (chatMessage, error) {
 	msg := chatMessage{Role: "assistant"}
 	var text, reasoning []string
 	for _, b := range blocks {
@@ -154,7 +251,11 @@ func encodeAssistant(blocks []llm.Block, caps llm.ModelCaps) (chatMessage, error
 			if len(b.Input) == 0 {
 				args = "{}"
 			}
-			msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: b.ID, Type: "function", Function: functionCall{Name: b.Name, Arguments: args}})
+			call := chatToolCall{ID: b.ID, Type: "function", Function: functionCall{Name: b.Name, Arguments: args}}
+			if be.gemini {
+				call.ExtraContent = geminiExtraContent(b, len(msg.ToolCalls) == 0, be.model)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, call)
 		case llm.BlockThinking:
 			reasoning = append(reasoning, b.Thinking)
 		case llm.BlockRedactedThinking:
@@ -165,7 +266,7 @@ func encodeAssistant(blocks []llm.Block, caps llm.ModelCaps) (chatMessage, error
 			return msg, fmt.Errorf("block type %q not allowed in an assistant message", b.Type)
 		}
 	}
-	if len(text) > 0 || len(msg.ToolCalls) == 0 {
+	if len(text) > 0 {
 		msg.Content = jsonString(strings.Join(text, "\n"))
 	}
 	if caps.ReasoningBack && len(msg.ToolCalls) > 0 {
@@ -242,5 +343,26 @@ func encodeParts(parts []contentPart) json.RawMessage {
 
 func jsonString(s string) json.RawMessage {
 	raw, _ := json.Marshal(s) // a string always marshals
+	return raw
+}
+
+// geminiSkipSignature is the value Gemini's thought-signature docs give
+// for a tool call its API did not make (another provider's, after
+// /model): it skips the signature check that Gemini 3 would fail with 400.
+const geminiSkipSignature = "skip_thought_signature_validator"
+
+// geminiExtraContent is the extra_content to send with a tool call to
+// Gemini: the one it came with, else, on the first call of a turn for
+// Gemini 3 and later (which require a signature there), the skip value.
+func geminiExtraContent(b llm.Block, first bool, model string) json.RawMessage {
+	if len(b.Raw) > 0 && json.Valid(b.Raw) {
+		return b.Raw
+	}
+	name := strings.ToLower(model)
+	name = name[strings.LastIndexByte(name, '/')+1:]
+	if !first || !strings.HasPrefix(name, "gemini-") || strings.HasPrefix(name, "gemini-1") || strings.HasPrefix(name, "gemini-2") {
+		return nil
+	}
+	raw, _ := json.Marshal(map[string]map[string]string{"google": {"thought_signature": geminiSkipSignature}})
 	return raw
 }

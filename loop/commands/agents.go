@@ -41,7 +41,7 @@ func loadAgents(dirs []sourceDir, cwd string) ([]AgentDef, []LoadError) {
 	var errs []LoadError
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		errs = append(errs, walkMarkdown(d.path, d.source == SourceProject, cwd, func(p, _ string, read func() ([]byte, error)) error {
+		errs = append(errs, walkMarkdown(d.path, d.source == SourceProject, d.confinedTo(cwd), func(p, _ string, read func() ([]byte, error)) error {
 			a, err := parseAgent(p, d.source, read)
 			if err != nil || seen[a.Name] {
 				return err

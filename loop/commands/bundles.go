@@ -22,7 +22,7 @@ func bundleDirs(bundles []setup.Bundle) []sourceDir {
 	var out []sourceDir
 	for _, b := range bundles {
 		for _, d := range slices.Concat(b.Commands, b.Skills, b.Agents) {
-			out = append(out, sourceDir{d, SourcePlugin})
+			out = append(out, sourceDir{path: d, source: SourcePlugin})
 		}
 	}
 	return out
@@ -46,11 +46,12 @@ func loadBundles(bundles []setup.Bundle) bundled {
 		prefix := b.Name + ":"
 		vars := varReplacer(b.Vars)
 		for _, dir := range b.Commands {
-			cmds, errs := loadDir(sourceDir{dir, SourcePlugin}, "")
+			cmds, errs := loadDir(sourceDir{path: dir, source: SourcePlugin}, "")
 			for _, c := range cmds {
 				if p, ok := c.(*Prompt); ok {
 					p.Name = prefix + p.Name
 					p.Template = vars.Replace(p.Template)
+					p.AllowedTools = replaceAll(vars, p.AllowedTools)
 				}
 			}
 			out.commands = append(out.commands, cmds...)
@@ -58,18 +59,19 @@ func loadBundles(bundles []setup.Bundle) bundled {
 		}
 		var dirs []sourceDir
 		for _, d := range b.Skills {
-			dirs = append(dirs, sourceDir{d, SourcePlugin})
+			dirs = append(dirs, sourceDir{path: d, source: SourcePlugin})
 		}
 		skills, errs := loadSkills(dirs, "")
 		out.errors = append(out.errors, errs...)
 		for _, sk := range skills {
 			sk.Name = prefix + sk.Name
 			sk.Body = vars.Replace(sk.Body)
+			sk.AllowedTools = replaceAll(vars, sk.AllowedTools)
 			out.skills = append(out.skills, sk)
 		}
 		dirs = dirs[:0]
 		for _, d := range b.Agents {
-			dirs = append(dirs, sourceDir{d, SourcePlugin})
+			dirs = append(dirs, sourceDir{path: d, source: SourcePlugin})
 		}
 		agents, errs := loadAgents(dirs, "")
 		out.errors = append(out.errors, errs...)
@@ -93,6 +95,16 @@ func agentSubpath(dirs []sourceDir, path string) string {
 		return strings.ReplaceAll(filepath.ToSlash(rel), "/", ":") + ":"
 	}
 	return ""
+}
+
+// replaceAll is list with r's substitutions made in each item (a
+// plugin's allowed-tools name its scripts by ${CLAUDE_PLUGIN_ROOT}).
+func replaceAll(r *strings.Replacer, list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = r.Replace(s)
+	}
+	return out
 }
 
 // varReplacer substitutes ${NAME} for each NAME=value of vars.

@@ -60,6 +60,9 @@ type Prompt struct {
 	// type Agent ("" for general-purpose), whose report answers the turn.
 	Fork  bool
 	Agent string
+	// Arguments name the words of the arguments in order (`arguments`
+	// frontmatter; $name in the template).
+	Arguments []string
 }
 
 func (c *Local) spec() *Spec  { return &c.Spec }

@@ -69,8 +69,8 @@ func TestRegistryPrecedenceProtectionAndErrors(t *testing.T) {
 	write(t, filepath.Join(cwd, ".cordis/commands/review.md"), "---\ndescription: project review\n---\nReview $ARGUMENTS")
 	write(t, filepath.Join(cwd, ".claude/commands/review.md"), "claude-folder review (shadowed by .cordis)")
 	write(t, filepath.Join(cwd, ".claude/commands/help.md"), "I try to replace /help")
-	write(t, filepath.Join(cwd, ".claude/commands/git/commit.md"), "Commit with message $1")
-	write(t, filepath.Join(cwd, ".claude/commands/broken.md"), "---\ndescription: [unclosed\n---\nx")
+	write(t, filepath.Join(cwd, ".claude/commands/git/commit.md"), "Commit with message $0")
+	write(t, filepath.Join(cwd, ".claude/commands/broken.md"), "---\n- [unclosed\n---\nx")
 	write(t, filepath.Join(home, ".claude/commands/review.md"), "user review")
 	write(t, filepath.Join(home, ".cordis/commands/deploy.md"), "Deploy it")
 	reg := NewRegistry([]Command{builtin("help", "h"), builtin("status")}, testSources(home, nil))
@@ -207,7 +207,7 @@ func TestExpandOrderAndForms(t *testing.T) {
 		},
 		Shell: func(_ context.Context, cmd string) (string, error) { return "<" + cmd + ">", nil },
 	}
-	got, err := e.Expand(context.Background(), "all=$ARGUMENTS first=$1 second=$2 third=$3 file=@{notes.txt} claude: @notes.txt sh=!{git status} cc=!`date`", `"fix bug" fast`)
+	got, err := e.Expand(context.Background(), "all=$ARGUMENTS first=$0 second=$ARGUMENTS[1] third=$2 file=@{notes.txt} claude: @notes.txt sh=!{git status} cc=!`date`", `"fix bug" fast`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestExpandFileConfinementAndCap(t *testing.T) {
 func TestArgumentsAppendedWhenTemplateHasNoPlaceholder(t *testing.T) {
 	e := &Expander{}
 	got, _ := e.Expand(context.Background(), "Review the code.\n", "focus on errors")
-	if got != "Review the code.\n\nfocus on errors" {
+	if got != "Review the code.\n\nARGUMENTS: focus on errors" {
 		t.Fatalf("got %q", got)
 	}
 }
@@ -334,12 +334,12 @@ func TestExpandArgumentsInSnippetsAreQuoted(t *testing.T) {
 		},
 		Shell: func(context.Context, string) (string, error) { return "", nil },
 	}
-	got, err := e.Expand(context.Background(), "@{$1} !{git log $1 $2}", `main.go "x'; touch pwned; '"`)
+	got, err := e.Expand(context.Background(), "@{$0} !{git log $0 $1}", `main.go "x'; touch pwned; '"`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(got, "package main ") {
-		t.Fatalf("@{$1} not included: %q", got)
+		t.Fatalf("@{$0} not included: %q", got)
 	}
 	if diff := cmp.Diff([]string{`git log 'main.go' 'x'\''; touch pwned; '\'''`}, asked); diff != "" {
 		t.Fatalf("commands (-want +got):\n%s", diff)

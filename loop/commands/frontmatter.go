@@ -63,4 +63,3 @@ func hasNoFields(head []byte) bool {
 	}
 	return true
 }
-

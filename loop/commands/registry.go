@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,6 +36,10 @@ type Sources struct {
 	Skills []setup.Source
 	// Agents are folders of custom subagent files.
 	Agents []setup.Source
+	// SavedPrompts are folders of saved prompts (<folder>/<name>.md,
+	// Codex's custom prompts), offered as /prompts:<name>
+	// (savedprompts.go).
+	SavedPrompts []setup.Source
 	// Bundles, when set, lists the plugins in effect for a cwd: their
 	// commands, skills and subagents are namespaced with the plugin's
 	// name and never clash with the others (nil: none).
@@ -86,7 +91,7 @@ type Set struct {
 func (r *Registry) Load(cwd string) *Set {
 	dirs := r.dirs(cwd)
 	bundles := r.bundles(cwd)
-	sig := signature(slices.Concat(dirs, r.skillDirs(cwd), r.agentDirs(cwd), bundleDirs(bundles)))
+	sig := signature(slices.Concat(dirs, r.skillDirs(cwd), r.agentDirs(cwd), bundleDirs(bundles), resolve(r.sources.SavedPrompts, cwd)))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s := r.cache[cwd]; s != nil && s.signature == sig {
@@ -108,17 +113,29 @@ func (r *Registry) Invalidate(cwd string) {
 type sourceDir struct {
 	path   string
 	source Source
+	// within is the folder a project directory is read confined to when
+	// it is not the cwd (a folder above it, up to the repository's root).
+	within string
 }
 
-// resolve places sources for cwd, keeping their order.
+// confinedTo is the folder reading a project directory is confined to.
+func (d sourceDir) confinedTo(cwd string) string { return cmp.Or(d.within, cwd) }
+
+// resolve places sources for cwd, keeping their order; a source also
+// looked for above the cwd (setup.Source.UpToRepo) is followed by its
+// copies there, nearest first, each read confined to the repository.
 func resolve(sources []setup.Source, cwd string) []sourceDir {
 	out := make([]sourceDir, 0, len(sources))
 	for _, src := range sources {
-		d := sourceDir{src.In(cwd), SourceUser}
+		d := sourceDir{path: src.In(cwd), source: SourceUser}
 		if src.Project {
 			d.source = SourceProject
 		}
 		out = append(out, d)
+		above, root := src.Above(cwd)
+		for _, p := range above {
+			out = append(out, sourceDir{path: p, source: SourceProject, within: root})
+		}
 	}
 	return out
 }
@@ -155,12 +172,15 @@ func (r *Registry) build(cwd string, dirs []sourceDir, bundles []setup.Bundle) *
 	bundled := loadBundles(bundles)
 	layers = append(layers, bundled.commands)
 	s.Errors = append(s.Errors, bundled.errors...)
+	// Saved prompts are namespaced too (/prompts:<name>).
+	saved, errs := loadSavedPrompts(resolve(r.sources.SavedPrompts, cwd), cwd)
+	layers = append(layers, saved)
+	s.Errors = append(s.Errors, errs...)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		cmds, errs := loadDir(dirs[i], cwd)
 		layers = append(layers, cmds)
 		s.Errors = append(s.Errors, errs...)
 	}
-	var errs []LoadError
 	s.Skills, errs = loadSkills(r.skillDirs(cwd), cwd)
 	s.Errors = append(s.Errors, errs...)
 	s.Agents, errs = loadAgents(r.agentDirs(cwd), cwd)
@@ -305,7 +325,10 @@ type frontmatter struct {
 	// Context "fork" runs the command in a subagent (of type Agent).
 	Context string `yaml:"context"`
 	Agent   string `yaml:"agent"`
-	Aliases []string
+	// Arguments names the arguments: a list, or names separated by
+	// spaces.
+	Arguments any `yaml:"arguments"`
+	Aliases   []string
 }
 
 // loadDir loads every *.md below d.path; subdirectories namespace the
@@ -313,7 +336,7 @@ type frontmatter struct {
 // the others still load.
 func loadDir(d sourceDir, cwd string) ([]Command, []LoadError) {
 	var cmds []Command
-	errs := walkMarkdown(d.path, d.source == SourceProject, cwd, func(p, rel string, read func() ([]byte, error)) error {
+	errs := walkMarkdown(d.path, d.source == SourceProject, d.confinedTo(cwd), func(p, rel string, read func() ([]byte, error)) error {
 		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), string(filepath.Separator), ":")
 		c, err := loadFile(p, name, d.source, read)
 		if err == nil {
@@ -441,7 +464,30 @@ func loadFile(path, name string, source Source, read func() ([]byte, error)) (*P
 		Model:        fm.Model,
 		Fork:         fm.Context == "fork",
 		Agent:        fm.Agent,
+		Arguments:    argumentNames(fm.Arguments),
 	}, nil
+}
+
+// argumentNames reads the `arguments` frontmatter: a list of names or a
+// string of names separated by blanks or commas.
+func argumentNames(v any) []string {
+	var out []string
+	add := func(s string) {
+		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+			out = append(out, n)
+		}
+	}
+	switch t := v.(type) {
+	case string:
+		add(t)
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				add(s)
+			}
+		}
+	}
+	return out
 }
 
 // splitFrontmatter decodes the YAML header of a Markdown file (between

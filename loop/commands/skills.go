@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Skill is a Claude Code skill: <root>/<name>/SKILL.md, its body loaded
@@ -30,18 +32,24 @@ type Skill struct {
 	ModelInvocable, UserInvocable bool
 	Fork                          bool
 	Agent                         string
+	// ArgumentHint is shown with the /name command; Arguments name the
+	// arguments' words ($name).
+	ArgumentHint string
+	Arguments    []string
 }
 
 type skillFrontmatter struct {
-	Name                   string `yaml:"name"`
-	Description            string `yaml:"description"`
-	WhenToUse              string `yaml:"when_to_use"`
-	AllowedTools           any    `yaml:"allowed-tools"`
-	Model                  string `yaml:"model"`
-	DisableModelInvocation bool   `yaml:"disable-model-invocation"`
-	UserInvocable          *bool  `yaml:"user-invocable"`
-	Context                string `yaml:"context"`
-	Agent                  string `yaml:"agent"`
+	Name                   string    `yaml:"name"`
+	Description            string    `yaml:"description"`
+	WhenToUse              string    `yaml:"when_to_use"`
+	AllowedTools           any       `yaml:"allowed-tools"`
+	Model                  string    `yaml:"model"`
+	DisableModelInvocation bool      `yaml:"disable-model-invocation"`
+	UserInvocable          *bool     `yaml:"user-invocable"`
+	Context                string    `yaml:"context"`
+	Agent                  string    `yaml:"agent"`
+	ArgumentHint           yaml.Node `yaml:"argument-hint"`
+	Arguments              any       `yaml:"arguments"`
 }
 
 // maxSkillListing is how much of a skill's description (and when_to_use)
@@ -58,7 +66,7 @@ func loadSkills(dirs []sourceDir, cwd string) ([]Skill, []LoadError) {
 	var errs []LoadError
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		errs = append(errs, walkMarkdown(d.path, d.source == SourceProject, cwd, func(p, rel string, read func() ([]byte, error)) error {
+		errs = append(errs, walkMarkdown(d.path, d.source == SourceProject, d.confinedTo(cwd), func(p, rel string, read func() ([]byte, error)) error {
 			name, file := filepath.Split(rel)
 			name = strings.TrimSuffix(name, string(filepath.Separator))
 			if file != "SKILL.md" || name == "" || strings.ContainsRune(name, filepath.Separator) || seen[name] {
@@ -109,6 +117,7 @@ func parseSkill(path, name string, source Source, read func() ([]byte, error)) (
 		AllowedTools: rules, Model: fm.Model,
 		ModelInvocable: !fm.DisableModelInvocation, UserInvocable: fm.UserInvocable == nil || *fm.UserInvocable,
 		Fork: fm.Context == "fork", Agent: fm.Agent,
+		ArgumentHint: hintText(&fm.ArgumentHint), Arguments: argumentNames(fm.Arguments),
 	}, nil
 }
 
@@ -130,12 +139,13 @@ func firstParagraph(body string) string {
 // skillCommand is a user-invocable skill as a /name prompt command.
 func skillCommand(sk Skill) *Prompt {
 	return &Prompt{
-		Spec:         Spec{Name: sk.Name, Description: sk.Description, Source: sk.Source, Path: sk.Path},
+		Spec:         Spec{Name: sk.Name, Description: sk.Description, ArgumentHint: sk.ArgumentHint, Source: sk.Source, Path: sk.Path},
 		Template:     sk.Body,
 		AllowedTools: sk.AllowedTools,
 		Model:        sk.Model,
 		Fork:         sk.Fork,
 		Agent:        sk.Agent,
+		Arguments:    sk.Arguments,
 	}
 }
 
@@ -150,6 +160,23 @@ func (r *Registry) UserSkillDirs() []string {
 		}
 		if info, err := os.Stat(src.Path); err == nil && info.IsDir() {
 			out = append(out, src.Path)
+		}
+	}
+	return out
+}
+
+// SkillDirsAbove are the skill roots found above cwd up to its
+// repository's root (setup.Source.UpToRepo) that exist: the loop adds
+// them to a session's directories so that the model can read such a
+// skill's scripts and references, as it can a skill's in the cwd.
+func (r *Registry) SkillDirsAbove(cwd string) []string {
+	var out []string
+	for _, src := range r.sources.Skills {
+		above, _ := src.Above(cwd)
+		for _, p := range above {
+			if info, err := os.Stat(p); err == nil && info.IsDir() {
+				out = append(out, p)
+			}
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -45,6 +46,9 @@ type Expander struct {
 	Shell func(ctx context.Context, command string) (string, error)
 	// MaxFileBytes caps an included file (default 100 KiB).
 	MaxFileBytes int
+	// ArgNames are the `arguments` frontmatter: names for the words of
+	// the arguments, in order ($name).
+	ArgNames []string
 }
 
 // ErrShellDenied is returned when the template's shell commands may not
@@ -52,13 +56,16 @@ type Expander struct {
 var ErrShellDenied = errors.New("the command's shell commands were not approved, so it did not run")
 
 var (
-	positional = lazyRegexp(`\$([1-9])`)
-	argument   = lazyRegexp(`\$ARGUMENTS|\$([1-9])`)
-	// templatePart finds, leftmost first, what a template expands: a shell
-	// snippet (groups 1, 2), a file reference (3; Claude's form 5, only at
-	// the start or after a space or "(", captured in 4, so an e-mail
-	// address stays text), $ARGUMENTS, or $N (6).
-	templatePart = lazyRegexp("!\\{([^}\\n]+)\\}|!`([^`\\n]+)`|@\\{([^}\\n]+)\\}|(^|[\\s(])@([A-Za-z0-9_./~-][^\\s)]*)|\\$ARGUMENTS|\\$([1-9])")
+	// argument finds Claude Code's argument placeholders: $ARGUMENTS[N]
+	// (1), $ARGUMENTS, $N (2; 0-based) and $name (3; only names the
+	// `arguments` frontmatter declares count, the others stay text).
+	argument = lazyRegexp(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)|\$([A-Za-z_][A-Za-z0-9_-]*)`)
+	// templatePart finds, leftmost first, what a template expands: a
+	// fenced ```! block (1), a shell snippet (2, 3), a file reference (4;
+	// Claude's form 6, only at the start or after a space or "(",
+	// captured in 5, so an e-mail address stays text), or an argument
+	// placeholder (7).
+	templatePart = lazyRegexp("(?s)```!\\s*\\n?(.*?)\\n?```|!\\{([^}\\n]+)\\}|!`([^`\\n]+)`|@\\{([^}\\n]+)\\}|(^|[\\s(])@([A-Za-z0-9_./~-][^\\s)]*)|(\\$ARGUMENTS\\[\\d+\\]|\\$ARGUMENTS|\\$\\d+|\\$[A-Za-z_][A-Za-z0-9_-]*)")
 )
 
 // lazyRegexp compiles expr on first use: compiling at package
@@ -72,19 +79,17 @@ type partKind int
 
 const (
 	partText partKind = iota
-	partArguments
-	partPositional
+	partArgument
 	partFile
 	partShell
 )
 
-// part is one piece of a parsed template. text is the literal text, the
-// path of a file reference or the command of a snippet; n is the number
-// of a positional argument.
+// part is one piece of a parsed template: literal text, an argument
+// placeholder as written, the path of a file reference or the command of
+// a snippet.
 type part struct {
 	kind partKind
 	text string
-	n    int
 }
 
 // parseTemplate splits a template into literal text and the places that
@@ -107,18 +112,86 @@ func parseTemplate(tmpl string) []part {
 		case m[4] >= 0:
 			parts = append(parts, part{kind: partShell, text: group(2)})
 		case m[6] >= 0:
-			parts = append(parts, part{kind: partFile, text: group(3)})
-		case m[10] >= 0:
-			addText(group(4))
-			parts = append(parts, part{kind: partFile, text: group(5)})
+			parts = append(parts, part{kind: partShell, text: group(3)})
+		case m[8] >= 0:
+			parts = append(parts, part{kind: partFile, text: group(4)})
 		case m[12] >= 0:
-			parts = append(parts, part{kind: partPositional, n: int(tmpl[m[12]] - '0')})
+			addText(group(5))
+			parts = append(parts, part{kind: partFile, text: group(6)})
 		default:
-			parts = append(parts, part{kind: partArguments})
+			parts = append(parts, part{kind: partArgument, text: group(7)})
 		}
 	}
 	addText(tmpl[last:])
 	return parts
+}
+
+// Arguments are one invocation's arguments as Claude Code substitutes
+// them: Raw for $ARGUMENTS, Words (split as a shell splits them, quotes
+// removed) for $N and $ARGUMENTS[N], 0-based, and Names, the
+// `arguments` frontmatter, naming the words in order ($name).
+type Arguments struct {
+	Raw   string
+	Words []string
+	Names []string
+}
+
+// NewArguments splits args for a template whose frontmatter names them
+// names.
+func NewArguments(args string, names []string) Arguments {
+	return Arguments{Raw: args, Words: splitArgs(args), Names: names}
+}
+
+// value is what placeholder (as written: "$ARGUMENTS", "$0",
+// "$ARGUMENTS[2]", "$name") stands for; ok is false for a $name the
+// frontmatter does not declare, which stays text. words is set for
+// $ARGUMENTS: the words it is made of.
+func (a Arguments) value(placeholder string) (v string, words []string, ok bool) {
+	m := argument().FindStringSubmatch(placeholder)
+	if m == nil || m[0] != placeholder {
+		return "", nil, false
+	}
+	word := func(n string) string {
+		i, err := strconv.Atoi(n)
+		if err != nil || i >= len(a.Words) {
+			return ""
+		}
+		return a.Words[i]
+	}
+	switch {
+	case m[1] != "":
+		return word(m[1]), nil, true
+	case m[2] != "":
+		return word(m[2]), nil, true
+	case m[3] != "":
+		for i, n := range a.Names {
+			if n == m[3] {
+				return word(strconv.Itoa(i)), nil, true
+			}
+		}
+		return "", nil, false
+	}
+	return a.Raw, a.Words, true
+}
+
+// Substitute replaces the argument placeholders of text with their
+// values, in one pass (a value is never scanned again), and appends
+// "ARGUMENTS: <args>" when text has none and there are arguments, as
+// Claude Code does, so that `/review focus on errors` is never lost.
+func (a Arguments) Substitute(text string) string {
+	used := false
+	out := argument().ReplaceAllStringFunc(text, func(m string) string {
+		v, _, ok := a.value(m)
+		if !ok {
+			return m
+		}
+		used = true
+		return v
+	})
+	if !used && strings.TrimSpace(a.Raw) != "" {
+		out = strings.TrimRight(out, "\n") + "\n\nARGUMENTS: " + a.Raw
+	}
+	return out
 }
 
 // Expand returns the template with args and the referenced files and
@@ -127,25 +200,31 @@ func parseTemplate(tmpl string) []part {
 // about its shell commands); then all shell commands are approved at
 // once; then they run.
 func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error) {
-	words := splitArgs(args)
+	a := NewArguments(args, e.ArgNames)
 	parts := parseTemplate(tmpl)
 	out := make([]string, len(parts))
 	var cmds []string
 	var cmdAt []int
+	used := false
 	for i, p := range parts {
 		switch p.kind {
 		case partText:
 			out[i] = p.text
-		case partArguments, partPositional:
-			out[i] = argumentValue(p, args, words)
+		case partArgument:
+			v, _, ok := a.value(p.text)
+			if !ok {
+				out[i] = p.text
+				continue
+			}
+			out[i], used = v, true
 		case partFile:
-			text, err := e.readFile(substituteArguments(p.text, args, words, nil))
+			text, err := e.readFile(a.substituteIn(p.text, nil, &used))
 			if err != nil {
 				return "", err
 			}
 			out[i] = text
 		case partShell:
-			cmds = append(cmds, strings.TrimSpace(substituteArguments(p.text, args, words, shellQuote)))
+			cmds = append(cmds, strings.TrimSpace(a.substituteIn(p.text, shellQuoted, &used)))
 			cmdAt = append(cmdAt, i)
 		}
 	}
@@ -171,59 +250,123 @@ func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error
 		}
 	}
 	expanded := strings.Join(out, "")
-	// A template without any placeholder gets the arguments appended, so
-	// `/review focus on errors` is never lost.
-	used := strings.Contains(tmpl, "$ARGUMENTS") || positional().MatchString(tmpl)
 	if !used && strings.TrimSpace(args) != "" {
-		expanded = strings.TrimRight(expanded, "\n") + "\n\n" + args
+		expanded = strings.TrimRight(expanded, "\n") + "\n\nARGUMENTS: " + args
 	}
 	return expanded, nil
 }
 
-// argumentValue is $ARGUMENTS (the arguments as typed) or $N (the Nth
-// whitespace-separated word, "quoted" words kept together; "" past the
-// last).
-func argumentValue(p part, args string, words []string) string {
-	if p.kind == partArguments {
-		return args
+// substituteIn replaces the placeholders inside a file reference or a
+// snippet in one pass, each value passed through quote (with the quoting
+// context at the placeholder) when quote is not nil; it sets *used when
+// any was replaced.
+func (a Arguments) substituteIn(s string, quote func(ctx quoteContext, v string, words []string, all bool) string, used *bool) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range argument().FindAllStringIndex(s, -1) {
+		v, words, ok := a.value(s[m[0]:m[1]])
+		if !ok {
+			continue
+		}
+		*used = true
+		b.WriteString(s[last:m[0]])
+		if quote != nil {
+			v = quote(quoteAt(s[:m[0]]), v, words, s[m[0]:m[1]] == "$ARGUMENTS")
+		}
+		b.WriteString(v)
+		last = m[1]
 	}
-	if p.n <= len(words) {
-		return words[p.n-1]
-	}
-	return ""
+	b.WriteString(s[last:])
+	return b.String()
 }
 
-// substituteArguments replaces $ARGUMENTS and $N in s in one pass (a
-// substituted value is not scanned again), each value passed through
-// quote when it is not nil.
-func substituteArguments(s, args string, words []string, quote func(string) string) string {
-	return argument().ReplaceAllStringFunc(s, func(m string) string {
-		p := part{kind: partArguments}
-		if m != "$ARGUMENTS" {
-			p = part{kind: partPositional, n: int(m[1] - '0')}
+// quoteContext is where a placeholder sits in a shell command.
+type quoteContext int
+
+const (
+	bare quoteContext = iota
+	inSingle
+	inDouble
+)
+
+// quoteAt is the quoting context at the end of the shell text before.
+func quoteAt(before string) quoteContext {
+	ctx := bare
+	for i := 0; i < len(before); i++ {
+		c := before[i]
+		switch ctx {
+		case bare:
+			switch c {
+			case '\\':
+				i++
+			case '\'':
+				ctx = inSingle
+			case '"':
+				ctx = inDouble
+			}
+		case inSingle:
+			if c == '\'' {
+				ctx = bare
+			}
+		case inDouble:
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				ctx = bare
+			}
 		}
-		v := argumentValue(p, args, words)
-		if quote != nil {
-			v = quote(v)
-		}
-		return v
-	})
+	}
+	return ctx
 }
+
+// shellQuoted is an argument's value made into shell data where it
+// stands, so that it can never become shell syntax while the command
+// gets the words Claude Code's raw substitution gives it: bare
+// $ARGUMENTS becomes its words, each single-quoted (as the shell would
+// have split them); a bare $N one single-quoted word; inside quotes the
+// value is escaped for those quotes.
+func shellQuoted(ctx quoteContext, v string, words []string, all bool) string {
+	switch ctx {
+	case inSingle:
+		return strings.ReplaceAll(v, "'", `'\''`)
+	case inDouble:
+		return doubleQuoteEscaper.Replace(v)
+	}
+	if all {
+		q := make([]string, len(words))
+		for i, w := range words {
+			q[i] = shellQuote(w)
+		}
+		return strings.Join(q, " ")
+	}
+	return shellQuote(v)
+}
+
+var doubleQuoteEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
 
 // shellQuote makes s one single-quoted sh word.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// splitArgs splits arguments as a shell splits words: on blanks, with
+// "double" and 'single' quoted runs kept together and their quotes
+// removed.
 func splitArgs(s string) []string {
 	var out []string
 	var cur strings.Builder
-	inQuote, has := false, false
+	var quote rune
+	has := false
 	for _, r := range s {
 		switch {
-		case r == '"':
-			inQuote, has = !inQuote, true
-		case !inQuote && (r == ' ' || r == '\t' || r == '\n'):
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, has = r, true
+		case r == ' ' || r == '\t' || r == '\n':
 			if has {
 				out = append(out, cur.String())
 				cur.Reset()

@@ -41,7 +41,8 @@
 // Elicit (form) or ElicitURL (URL mode): an error, or a context that ends
 // first, answers {action:"cancel"}; a malformed request (a requestedSchema
 // that is not a flat object schema of primitives, a URL-mode request
-// without an elicitationId or with a URL that is not absolute http(s)) is
+// without an elicitationId or with a URL that is not absolute http(s),
+// has a user part, a control or invisible character, or is over 8 KiB) is
 // refused with -32602 by the SDK or this package without asking, and so
 // is a mode that was not offered, after telling Options.Unshown (the user
 // learns what the server wanted). A server's
@@ -64,7 +65,10 @@
 // abandoned (the server is told it was cancelled) and returns an error
 // result, as does a call cancelled by the turn. A server that exits
 // mid-session, or whose connection ends, turns its calls into error results
-// that say how it ended.
+// that say how it ended. A Spec's own StartupTimeout and CallTimeout
+// replace HandshakeTimeout and CallTimeout for its server, and its
+// EnabledTools and DisabledTools choose which of the server's tools are
+// offered (a setup's per-server options, such as Codex's).
 //
 // Names: server and tool names are normalized to [A-Za-z0-9_-]; a name
 // longer than 64 bytes, or one that two tools would share, is cut and given

@@ -10,7 +10,9 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strings"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -138,16 +140,34 @@ func (s *server) elicitation(req context.Context, r *sdk.ElicitRequest) (*sdk.El
 	}
 }
 
+// maxElicitURL caps the URL of a URL elicitation: a sign-in or consent
+// page's address, with its query, fits many times over; a longer one
+// would only burden the editor or hide its end from the user.
+const maxElicitURL = 8 << 10
+
 // checkElicitURL refuses a URL elicitation the editor must not be asked
-// to open: no id to complete it by, or a URL that is not absolute http(s)
-// (a file:, javascript: or data: URL is no web page to visit).
+// to open: no id to complete it by, a URL that is not absolute http(s)
+// (a file:, javascript: or data: URL is no web page to visit), or one
+// that misleads the user about where it leads: a user part before the
+// host (https://accounts.example.com@evil.example/), a control or
+// invisible format character (a right-to-left override), or one longer
+// than maxElicitURL.
 func checkElicitURL(er ElicitRequest) error {
 	if er.ElicitationID == "" {
 		return errors.New("elicitationId is required in URL mode")
 	}
+	if len(er.URL) > maxElicitURL {
+		return fmt.Errorf("the url is %d bytes long; cordis passes on at most %d", len(er.URL), maxElicitURL)
+	}
+	if i := strings.IndexFunc(er.URL, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }); i >= 0 {
+		return fmt.Errorf("url %q has a control or invisible character", er.URL)
+	}
 	u, err := url.Parse(er.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("url %q is not an absolute http or https URL", er.URL)
+	}
+	if u.User != nil {
+		return fmt.Errorf("url %q has a user part before its host, which would mislead about where it leads", er.URL)
 	}
 	return nil
 }

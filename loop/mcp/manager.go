@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,6 +35,25 @@ type Spec struct {
 	// Origin names where the server was configured, for messages and
 	// /doctor ("": the editor).
 	Origin string
+
+	// StartupTimeout and CallTimeout, when set, replace the Options'
+	// HandshakeTimeout and CallTimeout for this server (a setup's
+	// per-server timeouts).
+	StartupTimeout, CallTimeout time.Duration
+	// EnabledTools, when not nil, are the only tools of the server that
+	// are offered; DisabledTools are never offered (Codex's
+	// enabled_tools and disabled_tools). Both name the server's tools as
+	// it lists them.
+	EnabledTools, DisabledTools []string
+}
+
+// offers reports whether the spec lets the server's tool named name be
+// offered.
+func (sp *Spec) offers(name string) bool {
+	if sp.EnabledTools != nil && !slices.Contains(sp.EnabledTools, name) {
+		return false
+	}
+	return !slices.Contains(sp.DisabledTools, name)
 }
 
 // Header is one HTTP header sent to an http or sse server.
@@ -190,7 +210,7 @@ func (m *Manager) Tools(ctx context.Context) []tools.Tool {
 		list := s.tools
 		s.mu.Unlock()
 		for _, rt := range list {
-			if rt == nil {
+			if rt == nil || !s.spec.offers(rt.Name) {
 				continue
 			}
 			out = append(out, newTool(s, n.assign(s.name, rt.Name), rt))
@@ -289,7 +309,7 @@ func (m *Manager) Status() []Status {
 	out := make([]Status, 0, len(m.servers))
 	for _, s := range m.servers {
 		s.mu.Lock()
-		st := Status{Name: s.spec.Name, Transport: s.transportName(), OK: s.err == nil && s.started, Tools: len(s.tools), Prompts: len(s.prompts), Origin: s.spec.Origin}
+		st := Status{Name: s.spec.Name, Transport: s.transportName(), OK: s.err == nil && s.started, Tools: s.offered(), Prompts: len(s.prompts), Origin: s.spec.Origin}
 		if s.err != nil {
 			st.Err = s.err.Error()
 		}

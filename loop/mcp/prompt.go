@@ -181,7 +181,7 @@ func (s *server) getPrompt(ctx context.Context, name string, args map[string]str
 	if err != nil {
 		return "", fmt.Errorf("the MCP server %q is not running: %v", s.spec.Name, err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, s.callTimeout())
 	defer cancel()
 	defer s.track(cctx)()
 	res, err := cs.GetPrompt(cctx, &sdk.GetPromptParams{Name: name, Arguments: args})
@@ -190,7 +190,7 @@ func (s *server) getPrompt(ctx context.Context, name string, args map[string]str
 			return "", ctx.Err()
 		}
 		if cctx.Err() != nil {
-			return "", fmt.Errorf("the MCP server %q did not answer prompts/get within %s", s.spec.Name, s.m.opts.CallTimeout)
+			return "", fmt.Errorf("the MCP server %q did not answer prompts/get within %s", s.spec.Name, s.callTimeout())
 		}
 		if gone := s.brokenConnection(err); gone != nil {
 			return "", fmt.Errorf("the MCP server %q %v", s.spec.Name, gone)

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,12 +81,36 @@ func (s *server) transportName() string {
 	return s.spec.Type
 }
 
+// handshakeTimeout bounds the server's start, handshake and listings:
+// its spec's StartupTimeout, else the Manager's.
+func (s *server) handshakeTimeout() time.Duration {
+	return cmp.Or(s.spec.StartupTimeout, s.m.opts.HandshakeTimeout)
+}
+
+// callTimeout bounds one of the server's calls: its spec's CallTimeout,
+// else the Manager's.
+func (s *server) callTimeout() time.Duration {
+	return cmp.Or(s.spec.CallTimeout, s.m.opts.CallTimeout)
+}
+
+// offered counts the tools the server lists that its spec lets be
+// offered; s.mu is held.
+func (s *server) offered() int {
+	n := 0
+	for _, t := range s.tools {
+		if t != nil && s.spec.offers(t.Name) {
+			n++
+		}
+	}
+	return n
+}
+
 // connect starts (stdio) or reaches (http, sse) the server, performs the
 // handshake and lists its tools and prompts, all within the handshake
 // timeout. A failure is kept in s.err and returned.
 func (s *server) connect(ctx context.Context) error {
 	opts := &s.m.opts
-	ctx, cancel := context.WithTimeout(ctx, opts.HandshakeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout())
 	defer cancel()
 
 	t, err := s.transport()
@@ -358,7 +383,7 @@ func stderrTail(s string) string {
 // message for the user.
 func (s *server) explain(what string, ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("did not answer %s within %s", what, s.m.opts.HandshakeTimeout)
+		return fmt.Errorf("did not answer %s within %s", what, s.handshakeTimeout())
 	}
 	if p := s.process(); p != nil {
 		if s.waitExit(p) {
@@ -531,7 +556,7 @@ func (s *server) refresh(ctx context.Context) {
 		s.promptsStale.Store(false)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.m.opts.HandshakeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout())
 	defer cancel()
 	if s.toolsStale.Swap(false) {
 		list, err := s.listTools(ctx, cs)

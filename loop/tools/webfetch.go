@@ -18,6 +18,7 @@ import (
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"golang.org/x/net/html"
 )
 
 // WebFetchInput is the WebFetch tool's input (Claude Code's shape).
@@ -144,13 +145,14 @@ func (t webFetchTool) Run(ctx context.Context, env *Env, input json.RawMessage) 
 		return Result{Text: fmt.Sprintf("The URL redirects to a different host: %s\nThe redirect was not followed. To read it, call WebFetch again with url %q and the same prompt.", page.redirect, page.redirect)}
 	}
 	content, cut := cutToChars(page.text, opts.MaxChars)
-	if cut > 0 || page.truncated {
-		content += fmt.Sprintf("\n\n[content truncated: the page is longer than cordis returns (%s)]", truncationNote(cut, page.truncated, opts.MaxBytes))
+	partial := cut > 0 || page.truncated || page.elementsCut
+	if partial {
+		content += fmt.Sprintf("\n\n[content truncated: the page is longer than cordis returns (%s)]", truncationNote(cut, page, opts.MaxBytes))
 	}
 	if env.AskAboutPage != nil && strings.TrimSpace(in.Prompt) != "" {
-		answer, err := env.AskAboutPage(ctx, PageQuestion{URL: page.url, Prompt: in.Prompt, Content: content, Cut: cut > 0 || page.truncated})
+		answer, err := env.AskAboutPage(ctx, PageQuestion{URL: page.url, Prompt: in.Prompt, Content: content, Cut: partial})
 		if err == nil {
-			return pageAnswer(page.url, answer, cut > 0 || page.truncated)
+			return pageAnswer(page.url, answer, partial)
 		}
 		if ctx.Err() != nil {
 			return Errorf("WebFetch: cancelled")
@@ -177,10 +179,13 @@ func pageAnswer(url, answer string, cut bool) Result {
 	return Result{Text: head + answer}
 }
 
-func truncationNote(cutChars int, cutBytes bool, maxBytes int64) string {
+func truncationNote(cutChars int, p *page, maxBytes int64) string {
 	var parts []string
-	if cutBytes {
+	if p.truncated {
 		parts = append(parts, fmt.Sprintf("only the first %d bytes were read", maxBytes))
+	}
+	if p.elementsCut {
+		parts = append(parts, fmt.Sprintf("only the first %d HTML elements were converted", maxHTMLElements))
 	}
 	if cutChars > 0 {
 		parts = append(parts, fmt.Sprintf("%d more characters were left out", cutChars))
@@ -216,6 +221,9 @@ type page struct {
 	url, kind string
 	text      string
 	truncated bool
+	// elementsCut is set when only the page's first maxHTMLElements
+	// elements were converted.
+	elementsCut bool
 	// redirect is set, and nothing else, when the URL led to another host.
 	redirect string
 }
@@ -257,7 +265,7 @@ func fetch(ctx context.Context, u *url.URL, opts WebOptions) (*page, error) {
 	if int64(len(body)) > opts.MaxBytes {
 		body, p.truncated = body[:opts.MaxBytes], true
 	}
-	p.text, p.kind, err = pageText(body, resp.Header.Get("Content-Type"), final)
+	p.text, p.kind, p.elementsCut, err = pageText(body, resp.Header.Get("Content-Type"), final)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", final, err)
 	}
@@ -326,10 +334,29 @@ func refusePrivate(allowed []netip.Prefix) func(network, address string, _ sysca
 	}
 }
 
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
+var (
+	sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
+	// IPv6 prefixes that carry an IPv4 address a gateway or relay
+	// reaches for the caller: NAT64 (RFC 6052 and RFC 8215; an IPv6-only
+	// network's gateway, which may reach the private IPv4 network behind
+	// it) in the last four bytes, 6to4 in bytes 2 to 5.
+	nat64Prefixes = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
+	sixToFour     = netip.MustParsePrefix("2002::/16")
+)
 
 func privateAddr(ip netip.Addr) bool {
 	ip = ip.Unmap()
+	if ip.Is6() {
+		b := ip.As16()
+		for _, p := range nat64Prefixes {
+			if p.Contains(ip) {
+				return privateAddr(netip.AddrFrom4([4]byte(b[12:16])))
+			}
+		}
+		if sixToFour.Contains(ip) {
+			return privateAddr(netip.AddrFrom4([4]byte(b[2:6])))
+		}
+	}
 	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
 		sharedAddressSpace.Contains(ip) || (ip.Is4() && ip.As4()[0] == 0)
@@ -346,9 +373,17 @@ func fetchError(err error) error {
 	return err
 }
 
+// maxHTMLElements caps the elements of a page that are converted: a
+// parsed element costs a few hundred bytes, so a 10 MiB page of a
+// million table cells would take over 700 MB to convert, and far fewer
+// elements already give more text than MaxChars.
+const maxHTMLElements = 100000
+
 // pageText turns a body into text for the model by its content type: HTML
-// into Markdown (links made absolute), text and JSON as they are.
-func pageText(body []byte, contentType string, base *url.URL) (text, kind string, err error) {
+// into Markdown (links made absolute; only its first maxHTMLElements
+// elements, elementsCut says when there were more), text and JSON as
+// they are.
+func pageText(body []byte, contentType string, base *url.URL) (text, kind string, elementsCut bool, err error) {
 	mediaType, _, _ := mime.ParseMediaType(contentType)
 	if mediaType == "" {
 		mediaType = http.DetectContentType(body)
@@ -357,16 +392,37 @@ func pageText(body []byte, contentType string, base *url.URL) (text, kind string
 	s := strings.ToValidUTF8(string(body), "\uFFFD")
 	switch {
 	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
+		s, elementsCut = cutHTMLElements(s, maxHTMLElements)
 		md, err := htmltomarkdown.ConvertString(s, converter.WithDomain(base.Scheme+"://"+base.Host))
 		if err != nil {
-			return "", "", fmt.Errorf("cannot convert the HTML: %v", err)
+			return "", "", false, fmt.Errorf("cannot convert the HTML: %v", err)
 		}
-		return md, "HTML converted to Markdown", nil
+		return md, "HTML converted to Markdown", elementsCut, nil
 	case strings.HasPrefix(mediaType, "text/"), mediaType == "application/json", strings.HasSuffix(mediaType, "+json"),
 		mediaType == "application/xml", strings.HasSuffix(mediaType, "+xml"), mediaType == "application/javascript":
-		return s, mediaType, nil
+		return s, mediaType, false, nil
 	}
-	return "", "", fmt.Errorf("the content type %s is not text; WebFetch returns only text pages", mediaType)
+	return "", "", false, fmt.Errorf("the content type %s is not text; WebFetch returns only text pages", mediaType)
+}
+
+// cutHTMLElements returns page cut before its (limit+1)th start tag, and
+// whether it was cut. The tokenizer only scans (it keeps no tree), and it
+// reads script and style contents as text, so a "<div" inside a script
+// counts for nothing.
+func cutHTMLElements(page string, limit int) (string, bool) {
+	z := html.NewTokenizer(strings.NewReader(page))
+	offset, elements := 0, 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return page, false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			if elements++; elements > limit {
+				return page[:offset], true
+			}
+		}
+		offset += len(z.Raw())
+	}
 }
 
 // cutToChars cuts s to at most n characters and says how many it left

@@ -46,6 +46,21 @@ type Observer[H Handler] interface {
 	Observes(in *hooks.Input, runnable iter.Seq[H]) bool
 }
 
+// Backgrounder is implemented by a dialect whose hooks may run in the
+// background (Claude's async and asyncRewake, Codex's async): the seam call
+// neither waits for them nor takes their decisions. The engine starts
+// them through the session's hooks.Later (owned by the session, killed
+// when it closes), at most Info.AsyncLimit at once per session, and hands
+// what Late makes of each result to the session when it ends.
+type Backgrounder[H Handler] interface {
+	// Background reports whether h runs in the background for in.
+	Background(in *hooks.Input, h H) bool
+	// Late turns the result of h's background run for in into what
+	// reaches the session; a failure says why it gave nothing. It may be
+	// called concurrently, after the seam call's Close.
+	Late(in *hooks.Input, h H, res hookproc.Result) (late hooks.LateResult, failure string)
+}
+
 // Call is one seam call of a dialect, from the rendered input to the
 // merged decision. It is used by one goroutine.
 type Call[H Handler] interface {
@@ -85,6 +100,9 @@ type Info struct {
 	// Dedup runs identical commands of one call once (Claude Code does;
 	// Codex runs them all).
 	Dedup bool
+	// AsyncLimit bounds the background hooks one session runs at once
+	// (Codex: 8); more wait for a free slot. 0 is DefaultAsyncLimit.
+	AsyncLimit int
 }
 
 // Seam is a cordis seam a dialect serves and the event key of its files

@@ -22,6 +22,13 @@
 //     /hooks switch policy);
 //   - running: hookproc.RunAll, a few commands per CPU at most, results
 //     in configuration order (identical commands once when Info.Dedup);
+//   - background hooks (a Backgrounder dialect's async hooks, on every
+//     seam but SessionEnd): started first, on goroutines the session owns
+//     (hooks.Input.Later), at most Info.AsyncLimit of a session at once;
+//     the call neither waits for nor merges them, and what the dialect's
+//     Late makes of each result is delivered to the session (for the
+//     model's next request) when it ends. Without a Later they run in
+//     the call and only their context joins its decision;
 //   - failures: every failed run is logged and recorded as hook/error
 //     (guard.Record) and contributes nothing; the bridge's Run returns no
 //     error for it, so the other hooks of the call still decide. A guard
@@ -58,7 +65,9 @@
 // Applies, Run, Problems and Doctor are safe for concurrent use, and one
 // session's run never waits for another's. Its mutable state (the file
 // cache, the notices, the warnings logged) is guarded by mutexes that are
-// never held while a file is read or a command runs. A Dialect's Match,
-// Observes and Prepare may be called concurrently; a Call is used by one
-// goroutine.
+// never held while a file is read or a command runs. Background hooks run
+// on the session's goroutines (hooks.Later.Go) with a copy of the input,
+// and a Backgrounder's Late may be called concurrently, after the call's
+// Close. A Dialect's Match, Observes and Prepare may be called
+// concurrently; a Call is used by one goroutine.
 package engine

@@ -67,6 +67,8 @@ type Engine[H Handler] struct {
 	// notices remembers the untrusted hooks and the hook-file problems
 	// each session was shown.
 	notices trust.Notices
+	// async bounds each session's background hooks.
+	async asyncSessions
 
 	mu sync.Mutex
 	// warned is the overlap warning last logged per file, so that it is
@@ -278,7 +280,7 @@ func (e *Engine[H]) Applies(in *hooks.Input) bool {
 	p := e.plan(in)
 	return len(p.run) > 0 || p.observed ||
 		e.notices.Pending(in.SessionID, p.skips) || e.notices.PendingProblems(in.SessionID, e.info.Name, p.problems) ||
-		in.Event == hooks.SessionEnd && e.notices.Has(in.SessionID)
+		in.Event == hooks.SessionEnd && (e.notices.Has(in.SessionID) || e.async.has(in.SessionID))
 }
 
 // Run runs the hooks planned for in, at most a few at once
@@ -291,6 +293,7 @@ func (e *Engine[H]) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, e
 	p := e.plan(in)
 	if in.Event == hooks.SessionEnd {
 		e.notices.Forget(in.SessionID)
+		e.async.forget(in.SessionID)
 	}
 	notices := append(e.notices.Take(in.SessionID, p.skips), e.notices.TakeProblems(in.SessionID, e.info.Name, p.problems)...)
 	if len(p.run) == 0 && !p.observed {
@@ -304,20 +307,35 @@ func (e *Engine[H]) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, e
 	if len(p.run) == 0 {
 		return hooks.Decision{SystemMessages: notices}, nil
 	}
-	cmds := make([]hookproc.Command, len(p.run))
+	// Background hooks (async) start first, and the call does not wait
+	// for them; the others run in it.
+	bg, anyBg := e.background(in, p.run)
+	var run, late []H
+	var cmds, lateCmds []hookproc.Command
 	for i, h := range p.run {
 		c := call.Command(h)
 		c.OutputLimit = cmp.Or(c.OutputLimit, e.limit)
 		c.Grace = cmp.Or(c.Grace, e.grace)
 		c.EnvPolicy = e.env
-		cmds[i] = c
+		if anyBg && bg[i] {
+			late, lateCmds = append(late, h), append(lateCmds, c)
+			continue
+		}
+		run, cmds = append(run, h), append(cmds, c)
+	}
+	var lateContext []string
+	switch {
+	case len(late) > 0 && in.Later != nil:
+		e.launch(in, late, lateCmds)
+	case len(late) > 0:
+		lateContext = e.runLate(ctx, in, late, lateCmds)
 	}
 	results := hookproc.RunAll(ctx, cmds, e.info.Dedup)
 	for i, res := range results {
 		if res.Duplicate {
 			continue
 		}
-		h := p.run[i]
+		h := run[i]
 		failure := call.Interpret(h, res)
 		if failure == "" {
 			e.logRan(in, h, res)
@@ -340,6 +358,7 @@ func (e *Engine[H]) Run(ctx context.Context, in *hooks.Input) (hooks.Decision, e
 	}
 	d := call.Decision()
 	d.SystemMessages = append(notices, d.SystemMessages...)
+	d.AdditionalContext = append(d.AdditionalContext, lateContext...)
 	return d, nil
 }
 

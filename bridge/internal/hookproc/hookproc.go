@@ -245,7 +245,7 @@ func RunAll(ctx context.Context, cmds []Command, dedup bool) []Result {
 	for i, c := range cmds {
 		first[i] = i
 		if dedup {
-			k := c.key()
+			k := c.Key()
 			if j, ok := seen[k]; ok {
 				first[i] = j
 				continue
@@ -292,8 +292,9 @@ func runBounded(ctx context.Context, cmds []Command, which []int, results []Resu
 	wg.Wait()
 }
 
-// key identifies a command for deduplication.
-func (c Command) key() string {
+// Key identifies a command for deduplication: two commands with the same
+// Key run the same program the same way.
+func (c Command) Key() string {
 	var b strings.Builder
 	field := func(s string) {
 		fmt.Fprintf(&b, "%d:%s", len(s), s)

@@ -92,6 +92,9 @@ func parseServer(name string, raw json.RawMessage) (Server, error) {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return Server{}, fmt.Errorf("not a server definition: %v", err)
 	}
+	if err := checkKeys(raw); err != nil {
+		return Server{}, err
+	}
 	if strings.TrimSpace(name) == "" {
 		return Server{}, fmt.Errorf("a server needs a name")
 	}
@@ -128,6 +131,44 @@ func parseServer(name string, raw json.RawMessage) (Server, error) {
 		s.Headers = append(s.Headers, Header{Name: k, Value: e.Headers[k]})
 	}
 	return s, nil
+}
+
+// serverFields are the keys of a server definition cordis reads.
+var serverFields = []string{"type", "command", "args", "env", "url", "headers"}
+
+// checkKeys refuses a definition whose keys Go's decoder would read
+// differently from what the user approved (the definition as written)
+// and from what Claude Code runs: a field name in other letter case
+// ("Command", which Go takes for "command" and JavaScript ignores, so
+// {"command": "npx tool", "COMMAND": "sh"} would run sh), or a key given
+// twice.
+func checkKeys(raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("the key %q is given twice", key)
+		}
+		seen[key] = true
+		for _, f := range serverFields {
+			if key != f && strings.EqualFold(key, f) {
+				return fmt.Errorf("the key %q is not %q (keys are case-sensitive)", key, f)
+			}
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cordis-agent/cordis/acp"
+)
+
+// Through the binary in default mode, as Claude Code behaves: the
+// read-only `git status` (and `git log | head`) run without a permission
+// request, while `git commit -m x` and `git status > status.txt` (a
+// redirection into a file) are asked about.
+func TestReadOnlyCommandsRunUnaskedThroughTheBinary(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := testCtx(t)
+	state, work := t.TempDir(), t.TempDir()
+	git := exec.Command("git", "init", "-q", work)
+	git.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
+
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"git status"}`), textReply("ok"),
+		toolReply("toolu_2", "Bash", `{"command":"git log --oneline 2>/dev/null | head -5; ls -la"}`), textReply("ok"),
+		toolReply("toolu_3", "Bash", `{"command":"git commit -m x"}`), textReply("ok"),
+		toolReply("toolu_4", "Bash", `{"command":"git status > status.txt"}`), textReply("ok"))
+	e, _ := startAgent(t, model, state, work)
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	e.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, p.ToolCall.Title)
+		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermRejectOnce}}, nil
+	}
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for _, text := range []string{"status", "log", "commit", "redirect"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(asked, " | "); got != "git commit -m x | git status > status.txt" {
+		t.Errorf("asked about %q, want only the commit and the redirection", got)
+	}
+	model.mu.Lock()
+	requests := strings.Join(model.requests, "\n")
+	model.mu.Unlock()
+	if !strings.Contains(requests, "a.txt") || !strings.Contains(requests, "No commits yet") {
+		t.Errorf("git status did not run or its output did not reach the model")
+	}
+	if _, err := os.Stat(filepath.Join(work, "status.txt")); err == nil {
+		t.Error("the rejected redirection ran")
+	}
+}

@@ -1,0 +1,884 @@
+package permrules
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ReadOnlyDirs are where a read-only command may look: the session's
+// working directory (relative paths start there), the other directories
+// its tools may use, and the home directory "~" stands for ("": none).
+type ReadOnlyDirs struct {
+	Cwd  string
+	Dirs []string
+	Home string
+}
+
+// ReadOnlyCommand reports whether a Bash command only reads, so that it
+// may run without asking, as Claude Code runs its built-in set of
+// read-only commands (ls, cat, grep, find without -exec or -delete,
+// git status / diff / log ...). It is conservative: every simple command
+// of the line (split at ; & && | || and newlines, subshells included)
+// must be one of a fixed list with no flag that writes or runs other
+// programs (sort -o, sed -i, find -exec, git diff --output, git -c ...);
+// no output may be redirected to a file (only to /dev/null or another
+// descriptor); no command or process substitution, parameter expansion,
+// brace expansion or here-document may appear; an environment assignment
+// may only set the locale, time zone or colour; and every path a command
+// reads (operands, input redirections, cd and git -C) must lie inside
+// the session's directories, symlinks resolved and globs expanded. What
+// is not recognized is not read-only.
+func ReadOnlyCommand(command string, d ReadOnlyDirs) bool {
+	cmds, ok := parseShell(command)
+	if !ok || len(cmds) == 0 {
+		return false
+	}
+	ck := &readOnlyCheck{dirs: d}
+	if d.Cwd != "" {
+		ck.bases = []string{d.Cwd}
+		ck.roots = append([]string{d.Cwd}, d.Dirs...)
+	} else {
+		ck.roots = slices.Clone(d.Dirs)
+	}
+	for i, r := range ck.roots {
+		ck.roots[i] = resolvePath(filepath.Clean(r))
+	}
+	for _, c := range cmds {
+		if !ck.simple(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlyCheck checks the simple commands of one line in order.
+type readOnlyCheck struct {
+	dirs ReadOnlyDirs
+	// roots are the directories paths must stay in, symlinks resolved.
+	roots []string
+	// bases are the directories a relative path may be relative to: the
+	// working directory and every directory an earlier cd went to (the
+	// cd may or may not have happened, so a path must be inside from
+	// each).
+	bases []string
+}
+
+// safeEnv are the variables an assignment before a read-only command may
+// set: they change how output looks, not what runs or what is read
+// (unlike PATH, LD_PRELOAD, PAGER or GIT_DIR).
+var safeEnv = regexp.MustCompile(`^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|COLUMNS|TERM)=`)
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// envValue is a locale, terminal or zone name: never a path (with a
+// slash the C library reads that file as locale or zone data), except
+// the zone's Area/City.
+var envValue = regexp.MustCompile(`^[A-Za-z0-9_.@+-]*$`)
+
+func safeEnvAssignment(w shellWord) bool {
+	if w.glob || !safeEnv.MatchString(w.text) {
+		return false
+	}
+	name, value, _ := strings.Cut(w.text, "=")
+	if name == "TZ" && !strings.Contains(value, "..") && !strings.HasPrefix(value, "/") {
+		value = strings.ReplaceAll(value, "/", "")
+	}
+	return envValue.MatchString(value)
+}
+
+func (ck *readOnlyCheck) simple(c simpleCommand) bool {
+	for _, r := range c.redirs {
+		if !ck.redirection(r) {
+			return false
+		}
+	}
+	words := c.words
+	for len(words) > 0 && words[0].plain && envName.MatchString(words[0].text) {
+		if !safeEnvAssignment(words[0]) {
+			return false
+		}
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return false // an assignment alone sets a shell variable
+	}
+	name := words[0].text
+	args := words[1:]
+	switch name {
+	case "git":
+		return ck.git(args)
+	case "find":
+		return ck.find(args)
+	case "sed":
+		return ck.sed(args)
+	case "cd":
+		return ck.cd(args)
+	}
+	spec, ok := readOnlyCommands[name]
+	if !ok {
+		return false
+	}
+	return ck.generic(spec, args)
+}
+
+// redirection allows duplicating or closing descriptors, discarding
+// output into /dev/null, here-strings, and reading a file inside the
+// session's directories.
+func (ck *readOnlyCheck) redirection(r redirection) bool {
+	t := r.target
+	switch r.op {
+	case ">&", "<&":
+		if isDigits(t.text) || t.text == "-" {
+			return true
+		}
+		return r.op == ">&" && t.text == "/dev/null" && !t.glob
+	case ">", ">>", ">|", "&>", "&>>":
+		return t.text == "/dev/null" && !t.glob
+	case "<":
+		return ck.path(t)
+	case "<<<":
+		return !t.glob
+	}
+	return false // <> opens for writing too
+}
+
+// operandKind says what a command's operands are.
+type operandKind int
+
+const (
+	operandPaths       operandKind = iota // files or directories it reads
+	operandText                           // text, not files (echo)
+	operandPatternPath                    // a pattern, then files (grep), unless a flag gave the pattern
+)
+
+// readOnlySpec describes one read-only command.
+type readOnlySpec struct {
+	operands operandKind
+	// deny are flags that make it write or run something: "-o" (also
+	// inside a cluster such as -no), "--output" (also abbreviated, and
+	// with =value).
+	deny []string
+	// values are flags that take the next word as their value; patternFlags
+	// are those among them (or their long forms) that give the pattern.
+	values       []string
+	patternFlags []string
+	// maxOperands limits the operands (-1: any number).
+	maxOperands int
+	// operand, when set, must accept every operand (date +FORMAT).
+	operand func(string) bool
+}
+
+// checksumSpec: a checksum list (-c) names the files to read.
+var checksumSpec = readOnlySpec{maxOperands: -1, deny: []string{"-c", "--check"}}
+
+// grepSpec: grep -R follows symlinks out of the tree (-r only those named).
+var grepSpec = readOnlySpec{operands: operandPatternPath, maxOperands: -1, deny: []string{"-R", "--dereference-recursive"},
+	values:       []string{"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count", "--after-context", "--before-context", "--context"},
+	patternFlags: []string{"-e", "-f", "--regexp", "--file"}}
+
+// readOnlyCommands are the commands (besides git, find, sed and cd, which
+// have their own checks) that only read files or print text.
+var readOnlyCommands = map[string]readOnlySpec{
+	"ls": {maxOperands: -1}, "cat": {maxOperands: -1}, "head": {maxOperands: -1, values: []string{"-n", "-c"}},
+	"tail": {maxOperands: -1, values: []string{"-n", "-c"}}, "wc": {maxOperands: -1, deny: []string{"--files0-from"}}, "stat": {maxOperands: -1, values: []string{"-c"}},
+	"du": {maxOperands: -1, deny: []string{"--files0-from", "-L", "--dereference", "-X", "--exclude-from"}}, "df": {maxOperands: -1}, "nl": {maxOperands: -1}, "od": {maxOperands: -1},
+	"hexdump": {maxOperands: -1}, "strings": {maxOperands: -1}, "tac": {maxOperands: -1}, "rev": {maxOperands: -1},
+	"fold": {maxOperands: -1}, "expand": {maxOperands: -1}, "unexpand": {maxOperands: -1}, "fmt": {maxOperands: -1},
+	"comm": {maxOperands: 2}, "cmp": {maxOperands: 2}, "readlink": {maxOperands: -1},
+	// diff -r follows the symlinks inside the trees it compares.
+	"diff":     {maxOperands: -1, deny: []string{"-r", "--recursive"}},
+	"realpath": {maxOperands: -1}, "cut": {maxOperands: -1}, "paste": {maxOperands: -1}, "column": {maxOperands: -1},
+	"md5sum": checksumSpec, "sha1sum": checksumSpec, "sha256sum": checksumSpec, "sha512sum": checksumSpec,
+	"cksum": checksumSpec, "b2sum": checksumSpec,
+	// uniq's second operand and xxd's are files they write.
+	"uniq": {maxOperands: 1}, "xxd": {maxOperands: 1},
+	// Lists of names to read (-f, --files0-from, --fromfile) could name
+	// any file.
+	"file": {maxOperands: -1, deny: []string{"-C", "--compile", "-f", "--files-from"}},
+	"tree": {maxOperands: -1, deny: []string{"-o", "-R", "--output", "-l", "--fromfile"}},
+	"sort": {maxOperands: -1, deny: []string{"-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from"}},
+	"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec,
+	"rg": {operands: operandPatternPath, maxOperands: -1, deny: []string{"--pre", "-L", "--follow"},
+		values:       []string{"-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "--regexp", "--file", "--glob", "--type", "--max-count"},
+		patternFlags: []string{"-e", "-f", "--regexp", "--file", "--files", "--type-list"}},
+	"echo": {operands: operandText, maxOperands: -1}, "printf": {operands: operandText, maxOperands: -1, deny: []string{"-v"}}, // -v sets a variable (PATH)
+	"pwd": {operands: operandText}, "whoami": {operands: operandText}, "id": {operands: operandText, maxOperands: 1},
+	"true": {operands: operandText, maxOperands: -1}, "false": {operands: operandText, maxOperands: -1},
+	"uname": {operands: operandText}, "nproc": {operands: operandText}, "arch": {operands: operandText},
+	"groups": {operands: operandText, maxOperands: -1}, "basename": {operands: operandText, maxOperands: -1},
+	"dirname": {operands: operandText, maxOperands: -1}, "seq": {operands: operandText, maxOperands: 3},
+	"which": {operands: operandText, maxOperands: -1}, "type": {operands: operandText, maxOperands: -1},
+	"date": {operands: operandText, maxOperands: 1, deny: []string{"-s", "--set"}, values: []string{"-d", "-r", "--date", "--reference"},
+		operand: func(s string) bool { return strings.HasPrefix(s, "+") }},
+}
+
+// generic checks a command of readOnlyCommands: its flags, the number of
+// its operands, and that each file it names is inside.
+func (ck *readOnlyCheck) generic(spec readOnlySpec, args []shellWord) bool {
+	var operands []shellWord
+	patternGiven := false
+	endOfFlags := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if endOfFlags || !strings.HasPrefix(a.text, "-") || a.text == "-" {
+			operands = append(operands, a)
+			continue
+		}
+		if a.text == "--" {
+			endOfFlags = true
+			continue
+		}
+		if a.glob {
+			return false
+		}
+		name, value, hasValue := strings.Cut(a.text, "=")
+		if denied(spec.deny, a.text) {
+			return false
+		}
+		takesValue := slices.Contains(spec.values, name)
+		if !takesValue && !strings.HasPrefix(name, "--") {
+			// A cluster (-A3, -n5): the first letter that takes a
+			// value takes the rest.
+			for j := 1; j < len(name); j++ {
+				if slices.Contains(spec.values, "-"+name[j:j+1]) {
+					if slices.Contains(spec.patternFlags, "-"+name[j:j+1]) {
+						patternGiven = true
+					}
+					if j == len(name)-1 {
+						takesValue = true
+					}
+					break
+				}
+			}
+		}
+		if slices.Contains(spec.patternFlags, name) {
+			patternGiven = true
+		}
+		if hasValue && !ck.flagValue(spec, value) {
+			return false
+		}
+		if takesValue && !hasValue {
+			if i+1 >= len(args) {
+				return false
+			}
+			i++
+			if args[i].glob || !ck.flagValue(spec, args[i].text) {
+				return false
+			}
+		}
+	}
+	if spec.operands == operandPatternPath && !patternGiven {
+		if len(operands) == 0 {
+			return false
+		}
+		if operands[0].glob {
+			return false
+		}
+		operands = operands[1:]
+	}
+	if spec.maxOperands >= 0 && len(operands) > spec.maxOperands {
+		return false
+	}
+	for _, o := range operands {
+		if spec.operands == operandText {
+			if o.glob || spec.operand != nil && !spec.operand(o.text) {
+				return false
+			}
+			continue
+		}
+		if !ck.path(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// denied reports whether flag (as written, maybe -abc or --long=value) is
+// one of deny: a short flag anywhere in a cluster, a long flag also when
+// abbreviated (GNU and git accept unambiguous prefixes, so --out means
+// --output).
+func denied(deny []string, flag string) bool {
+	name, _, _ := strings.Cut(flag, "=")
+	for _, d := range deny {
+		switch {
+		case strings.HasPrefix(d, "--"):
+			if strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(d, name) {
+				return true
+			}
+		case !strings.HasPrefix(name, "--") && strings.Contains(name[1:], d[1:]):
+			return true
+		}
+	}
+	return false
+}
+
+// flagValue checks the value of a flag. A command that reads files may
+// take one as a flag's value (diff --from-file, grep -f), so every value
+// is checked as a path would be (a number or a word names something
+// harmless inside); a text command's values only when they look like a
+// path out (absolute, ~ or ..).
+func (ck *readOnlyCheck) flagValue(spec readOnlySpec, v string) bool {
+	w := shellWord{text: v, tilde: strings.HasPrefix(v, "~")}
+	if spec.operands != operandText {
+		return ck.path(w)
+	}
+	if strings.HasPrefix(v, "/") || w.tilde || v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../") {
+		return ck.path(w)
+	}
+	return true
+}
+
+// cd allows changing into a directory inside; later relative paths are
+// then checked from there as well.
+func (ck *readOnlyCheck) cd(args []shellWord) bool {
+	var target *shellWord
+	for i := range args {
+		switch a := args[i]; {
+		case a.text == "-L" || a.text == "-P":
+		case target == nil && a.text != "-" && !strings.HasPrefix(a.text, "-"):
+			target = &args[i]
+		default:
+			return false
+		}
+	}
+	if target == nil || !ck.path(*target) {
+		return false // cd alone goes home, cd - to the last directory
+	}
+	for _, p := range ck.candidates(*target) {
+		ck.bases = append(ck.bases, p)
+	}
+	return true
+}
+
+// find allows the search with no action that writes or runs anything.
+func (ck *readOnlyCheck) find(args []shellWord) bool {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i].text
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+			continue
+		}
+		if a == "-D" {
+			i++
+			continue
+		}
+		break
+	}
+	for ; i < len(args); i++ {
+		a := args[i].text
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" {
+			break
+		}
+		if !ck.path(args[i]) {
+			return false
+		}
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a.glob {
+			return false // the shell would expand it into the expression
+		}
+		switch a.text {
+		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+			return false
+		case "-files0-from":
+			if i+1 >= len(args) || !ck.path(args[i+1]) {
+				return false
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// sed allows printing: no -i (in place) and no script read from a file;
+// the script may only use commands that print or edit the pattern space
+// (see sedScriptReadOnly).
+func (ck *readOnlyCheck) sed(args []shellWord) bool {
+	var scripts []string
+	var operands []shellWord
+	endOfFlags := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.glob && (len(scripts) == 0 && len(operands) == 0 || strings.HasPrefix(a.text, "-")) {
+			return false // a glob where a flag or the script belongs
+		}
+		switch {
+		case endOfFlags || !strings.HasPrefix(a.text, "-") || a.text == "-":
+			operands = append(operands, a)
+		case a.text == "--":
+			endOfFlags = true
+		case a.text == "-e" || a.text == "--expression":
+			if i+1 >= len(args) {
+				return false
+			}
+			i++
+			if args[i].glob {
+				return false
+			}
+			scripts = append(scripts, args[i].text)
+		case strings.HasPrefix(a.text, "--expression="):
+			scripts = append(scripts, strings.TrimPrefix(a.text, "--expression="))
+		case strings.HasPrefix(a.text, "--"):
+			switch a.text {
+			case "--quiet", "--silent", "--regexp-extended", "--posix", "--debug", "--sandbox", "--separate", "--unbuffered", "--null-data", "--zero-terminated":
+			default:
+				return false // --in-place, --file and anything unknown
+			}
+		default:
+			// A cluster of -n, -E, -r, -s, -u, -z; -e must come last.
+			for j := 1; j < len(a.text); j++ {
+				switch a.text[j] {
+				case 'n', 'E', 'r', 's', 'u', 'z':
+				case 'e':
+					if j == len(a.text)-1 {
+						if i+1 >= len(args) {
+							return false
+						}
+						i++
+						if args[i].glob {
+							return false
+						}
+						scripts = append(scripts, args[i].text)
+					} else {
+						scripts = append(scripts, a.text[j+1:])
+					}
+					j = len(a.text)
+				default:
+					return false // -i, -f, -l N and anything unknown
+				}
+			}
+		}
+	}
+	if len(scripts) == 0 {
+		if len(operands) == 0 || operands[0].glob {
+			return false
+		}
+		scripts = append(scripts, operands[0].text)
+		operands = operands[1:]
+	}
+	for _, s := range scripts {
+		if !sedScriptReadOnly(s) {
+			return false
+		}
+	}
+	for _, o := range operands {
+		if !ck.path(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// sedScriptReadOnly reports whether a sed script only prints and edits
+// the pattern space: addresses (N, $, /re/, N~S, ranges, !) before the
+// commands p P d D q Q = l n N h H g G x z, s/re/text/flags with flags
+// of g p i I m M and digits, and y/a/b/. It refuses w, W, r, R, e, the
+// s flags w and e, text commands (a i c), branches and labels, and
+// anything it cannot read.
+func sedScriptReadOnly(s string) bool {
+	i := 0
+	skipBlanks := func() {
+		for i < len(s) && strings.IndexByte(" \t\n;", s[i]) >= 0 {
+			i++
+		}
+	}
+	address := func() bool {
+		switch {
+		case i < len(s) && s[i] >= '0' && s[i] <= '9':
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+				i++
+			}
+		case i < len(s) && s[i] == '$':
+			i++
+		case i < len(s) && s[i] == '/':
+			j, ok := sedDelimited(s, i+1, '/')
+			if !ok {
+				return false
+			}
+			i = j + 1
+			if i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+		}
+		return true
+	}
+	for skipBlanks(); i < len(s); skipBlanks() {
+		if !address() {
+			return false
+		}
+		if i < len(s) && s[i] == ',' {
+			i++
+			if !address() {
+				return false
+			}
+		}
+		for i < len(s) && (s[i] == '!' || s[i] == ' ') {
+			i++
+		}
+		if i >= len(s) {
+			return false
+		}
+		cmd := s[i]
+		i++
+		switch {
+		case strings.IndexByte("pPdDqQ=lnNhHgGxz{}", cmd) >= 0:
+			if (cmd == 'q' || cmd == 'Q' || cmd == 'l') && i < len(s) {
+				for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+					i++ // an exit code or line length
+				}
+			}
+		case cmd == 's' || cmd == 'y':
+			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
+				return false
+			}
+			delim := s[i]
+			j, ok := sedDelimited(s, i+1, delim)
+			if !ok {
+				return false
+			}
+			k, ok := sedDelimited(s, j+1, delim)
+			if !ok {
+				return false
+			}
+			i = k + 1
+			if cmd == 's' {
+				for i < len(s) && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
+					i++
+				}
+			}
+		default:
+			return false
+		}
+		if cmd != '{' && i < len(s) && strings.IndexByte(" \t\n;}", s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sedDelimited returns the index of the unescaped delim that ends the
+// part of a sed script starting at i.
+func sedDelimited(s string, i int, delim byte) (int, bool) {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case delim:
+			return i, true
+		case '\n':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// gitReadOnly are git's subcommands that only read, with what each
+// refuses (see git).
+var gitReadOnly = map[string]func(ck *readOnlyCheck, args []shellWord) bool{
+	"status":        gitAnyFlags(),
+	"diff":          gitAnyFlags(gitDiffDeny...),
+	"log":           gitAnyFlags(gitDiffDeny...),
+	"show":          gitAnyFlags(gitDiffDeny...),
+	"whatchanged":   gitAnyFlags(gitDiffDeny...),
+	"diff-tree":     gitAnyFlags(gitDiffDeny...),
+	"diff-index":    gitAnyFlags(gitDiffDeny...),
+	"diff-files":    gitAnyFlags(gitDiffDeny...),
+	"shortlog":      gitAnyFlags(gitDiffDeny...),
+	"blame":         gitAnyFlags(),
+	"annotate":      gitAnyFlags(),
+	"rev-parse":     gitAnyFlags(),
+	"rev-list":      gitAnyFlags("--output"),
+	"ls-files":      gitAnyFlags(),
+	"ls-tree":       gitAnyFlags(),
+	"cat-file":      gitAnyFlags(),
+	"describe":      gitAnyFlags(),
+	"merge-base":    gitAnyFlags(),
+	"name-rev":      gitAnyFlags(),
+	"show-ref":      gitAnyFlags(),
+	"for-each-ref":  gitAnyFlags(),
+	"show-branch":   gitAnyFlags("--reflog"),
+	"count-objects": gitAnyFlags(),
+	"check-ignore":  gitAnyFlags(),
+	"check-attr":    gitAnyFlags(),
+	"grep":          gitAnyFlags("-O", "--open-files-in-pager", "--no-index", "--ext-grep"),
+	"branch":        gitListing("--list", "-l", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-i", "--ignore-case", "--color", "--no-color", "--column", "--no-column", "--abbrev", "--no-abbrev", "--omit-empty"),
+	"tag":           gitListing("--list", "-l", "-i", "--ignore-case", "--color", "--no-color", "--column", "--no-column", "--omit-empty"),
+	"remote":        gitRemote,
+	"reflog":        gitReflog,
+	"stash":         gitSubcommands("list", "show"),
+	"worktree":      gitSubcommands("list"),
+	"config":        gitConfig,
+	"version":       gitAnyFlags(),
+}
+
+// gitDiffDeny are the flags of git's diff family that write a file, run a
+// configured external program, or compare files outside the repository.
+var gitDiffDeny = []string{"--output", "--ext-diff", "--no-index"}
+
+// gitAnyFlags allows any flag but deny.
+func gitAnyFlags(deny ...string) func(*readOnlyCheck, []shellWord) bool {
+	return func(_ *readOnlyCheck, args []shellWord) bool {
+		for _, a := range args {
+			if a.glob || strings.HasPrefix(a.text, "-") && denied(deny, a.text) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// gitValueFlags are the listing flags of git branch and tag that take a
+// value (as --flag=value or the next word).
+var gitValueFlags = []string{"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+
+// gitListing allows git branch / tag only when they list: the listed
+// flags, -n<lines> for tag, and names (patterns) only after --list.
+func gitListing(flags ...string) func(*readOnlyCheck, []shellWord) bool {
+	return func(_ *readOnlyCheck, args []shellWord) bool {
+		listing, names := false, 0
+		for i := 0; i < len(args); i++ {
+			a := args[i].text
+			name, _, hasValue := strings.Cut(a, "=")
+			switch {
+			case args[i].glob:
+				return false
+			case a == "--list" || a == "-l":
+				listing = true
+			case slices.Contains(flags, a):
+			case slices.Contains(gitValueFlags, name):
+				if !hasValue {
+					i++
+				}
+			case strings.HasPrefix(a, "-n") && isDigits(strings.TrimPrefix(a, "-n")) || a == "-n":
+			case len(a) > 2 && a[0] == '-' && a[1] != '-' && shortCluster(a, flags):
+			case strings.HasPrefix(a, "-"):
+				return false
+			default:
+				names++
+			}
+		}
+		return names == 0 || listing
+	}
+}
+
+// shortCluster reports whether every letter of a cluster (-av) is one of
+// the listed short flags.
+func shortCluster(cluster string, flags []string) bool {
+	for _, c := range cluster[1:] {
+		if !slices.Contains(flags, "-"+string(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func gitRemote(_ *readOnlyCheck, args []shellWord) bool {
+	for i, a := range args {
+		switch {
+		case a.glob:
+			return false
+		case a.text == "-v" || a.text == "--verbose":
+		case a.text == "get-url" && i == 0:
+			for _, b := range args[1:] {
+				if b.glob || strings.HasPrefix(b.text, "-") && b.text != "--push" && b.text != "--all" {
+					return false
+				}
+			}
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func gitReflog(_ *readOnlyCheck, args []shellWord) bool {
+	for _, a := range args {
+		if a.glob {
+			return false
+		}
+		if !strings.HasPrefix(a.text, "-") {
+			// The first operand is a subcommand or the ref to show.
+			switch a.text {
+			case "expire", "delete", "drop", "write":
+				return false
+			}
+			return gitAnyFlags(gitDiffDeny...)(nil, args)
+		}
+	}
+	return gitAnyFlags(gitDiffDeny...)(nil, args)
+}
+
+// gitSubcommands allows git stash / worktree with one of the listed
+// subcommands, which only read.
+func gitSubcommands(allowed ...string) func(*readOnlyCheck, []shellWord) bool {
+	return func(_ *readOnlyCheck, args []shellWord) bool {
+		if len(args) == 0 || !slices.Contains(allowed, args[0].text) {
+			return false
+		}
+		return gitAnyFlags(gitDiffDeny...)(nil, args[1:])
+	}
+}
+
+// gitConfig allows reading settings: --get, --get-all, --get-regexp,
+// --list (or git config get / list), from the usual files only.
+func gitConfig(_ *readOnlyCheck, args []shellWord) bool {
+	reads := false
+	for i, a := range args {
+		switch {
+		case a.glob:
+			return false
+		case i == 0 && (a.text == "get" || a.text == "list"):
+			reads = true
+		case slices.Contains([]string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"}, a.text):
+			reads = true
+		case slices.Contains([]string{"--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--name-only", "-z", "--null", "--bool", "--int", "--path", "--all", "--includes", "--no-includes"}, a.text):
+		case strings.HasPrefix(a.text, "--type=") || strings.HasPrefix(a.text, "--default="):
+		case strings.HasPrefix(a.text, "-"):
+			return false // --file, --blob, --unset, --add, --edit ...
+		}
+	}
+	return reads
+}
+
+// git checks git's own options (--no-pager, -P, --no-optional-locks,
+// -C inside the session's directories; -c, --git-dir, --exec-path and
+// the others are refused) and then the subcommand. An alias is an
+// unknown subcommand: it could stand for anything.
+func (ck *readOnlyCheck) git(args []shellWord) bool {
+	for len(args) > 0 {
+		a := args[0]
+		switch {
+		case a.text == "--no-pager" || a.text == "-P" || a.text == "--no-optional-locks" || a.text == "--literal-pathspecs":
+			args = args[1:]
+		case a.text == "-C":
+			if len(args) < 2 || !ck.path(args[1]) {
+				return false
+			}
+			args = args[2:]
+		case a.text == "--version" && len(args) == 1:
+			return true
+		case strings.HasPrefix(a.text, "-") || a.glob:
+			return false
+		default:
+			check, ok := gitReadOnly[a.text]
+			return ok && check(ck, args[1:])
+		}
+	}
+	return false
+}
+
+// maxGlobMatches is how many files a glob may match before the command
+// is asked about rather than every match checked.
+const maxGlobMatches = 1000
+
+// path checks that a word naming a file stays inside the session's
+// directories, from every base a relative path may start at: lexically,
+// with symlinks resolved, and, for a glob, every file it matches (none
+// of which may start with "-", which the command would take as a flag).
+func (ck *readOnlyCheck) path(w shellWord) bool {
+	if len(ck.roots) == 0 {
+		return false
+	}
+	cands := ck.candidates(w)
+	if cands == nil {
+		return false
+	}
+	for _, p := range cands {
+		if !w.glob {
+			if !ck.inside(resolvePath(p)) {
+				return false
+			}
+			continue
+		}
+		for _, part := range strings.Split(p, string(filepath.Separator)) {
+			// Only a pattern that starts with a dot matches dot names;
+			// bash before 5.2 matches .* against "..".
+			if strings.HasPrefix(part, ".") && strings.ContainsAny(part, "*?[") {
+				if ok, _ := path.Match(part, ".."); ok {
+					return false
+				}
+			}
+		}
+		matches, err := filepath.Glob(p)
+		if err != nil || len(matches) > maxGlobMatches {
+			return false
+		}
+		if len(matches) == 0 && !ck.inside(resolvePath(globDir(p))) {
+			return false
+		}
+		for _, m := range matches {
+			if strings.HasPrefix(filepath.Base(m), "-") || !ck.inside(resolvePath(m)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// candidates are the absolute, cleaned paths a word may name: with ~
+// expanded, and a relative path joined to each base. nil when it cannot
+// be known (~user, no home, no base).
+func (ck *readOnlyCheck) candidates(w shellWord) []string {
+	p := w.text
+	if w.tilde {
+		if p != "~" && !strings.HasPrefix(p, "~/") || ck.dirs.Home == "" {
+			return nil
+		}
+		p = filepath.Join(ck.dirs.Home, strings.TrimPrefix(p, "~"))
+	}
+	if filepath.IsAbs(p) {
+		return []string{filepath.Clean(p)}
+	}
+	if len(ck.bases) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ck.bases))
+	for _, b := range ck.bases {
+		out = append(out, filepath.Join(b, p))
+	}
+	return out
+}
+
+// inside reports whether the absolute, resolved path p is one of the
+// roots or under one.
+func (ck *readOnlyCheck) inside(p string) bool {
+	for _, r := range ck.roots {
+		if p == r || strings.HasPrefix(p, r+string(filepath.Separator)) || r == string(filepath.Separator) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvePath evaluates the symlinks of the longest existing part of p
+// and keeps the rest as written.
+func resolvePath(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrInvalid) {
+			return p
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// globDir is the directory part of a glob before its first wildcard.
+func globDir(p string) string {
+	i := strings.IndexAny(p, "*?[")
+	return filepath.Dir(p[:i+1])
+}

@@ -1,0 +1,379 @@
+package permrules
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// readOnlyTree makes a session directory with a file, a subdirectory, a
+// symlink leading out, and a folder holding a file named like a flag; an
+// extra directory of the session; and a directory outside the session.
+func readOnlyTree(t *testing.T) (ReadOnlyDirs, string) {
+	t.Helper()
+	cwd, extra, outside, home := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	for _, f := range []string{"a.txt", "sub/b.txt", "dash/-rf", filepath.Join(outside, "secret")} {
+		p := f
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, f)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(cwd, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(cwd, "sub"), filepath.Join(cwd, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	return ReadOnlyDirs{Cwd: cwd, Dirs: []string{extra}, Home: home}, outside
+}
+
+func TestReadOnlyCommand(t *testing.T) {
+	dirs, outside := readOnlyTree(t)
+	extra := dirs.Dirs[0]
+	allowed := []string{
+		"ls",
+		"ls -la",
+		"ls -la sub",
+		"ls --color=never -R .",
+		"pwd",
+		"git status",
+		"git status --porcelain -b",
+		"git diff",
+		"git diff --stat HEAD~1",
+		"git diff --cached -- a.txt",
+		"git log",
+		"git log --oneline -n 20",
+		"git log --format='%H %s' --since=2.weeks",
+		"git log @{u}..HEAD",
+		"git show HEAD:a.txt",
+		"git show --output-indicator-new=+ HEAD",
+		"git blame a.txt",
+		"git branch",
+		"git branch -a -vv",
+		"git branch -av",
+		"TZ=Europe/Paris date",
+		"LC_ALL=en_US.UTF-8 ls",
+		"git branch --show-current",
+		"git branch --list 'feat/*'",
+		"git branch --contains HEAD",
+		"git tag",
+		"git tag -l 'v1.*'",
+		"git remote -v",
+		"git remote get-url origin",
+		"git rev-parse --abbrev-ref HEAD",
+		"git rev-parse --show-toplevel",
+		"git ls-files",
+		"git config --get user.name",
+		"git config --list --show-origin",
+		"git stash list",
+		"git reflog -n 5",
+		"git --no-pager log -1",
+		"git -C sub status",
+		"git merge-base HEAD main",
+		"git describe --tags",
+		"git grep -n TODO",
+		"git worktree list",
+		"git --version",
+		"cat a.txt",
+		"cat a.txt sub/b.txt",
+		"cat ./sub/../a.txt",
+		"cat " + filepath.Join(extra, "notes.md"),
+		"head -n 20 a.txt",
+		"head -5 a.txt",
+		"tail -n +3 a.txt",
+		"wc -l a.txt sub/b.txt",
+		"wc -l *.txt",
+		"ls sub/*",
+		"stat a.txt",
+		"du -sh .",
+		"df -h",
+		"file a.txt",
+		"diff a.txt sub/b.txt",
+		"grep -rn 'TODO' .",
+		"grep -A3 foo a.txt",
+		"grep -nA 3 foo a.txt",
+		"grep -e foo -e bar a.txt",
+		"grep -E '^(a|b)$' a.txt",
+		"grep \"foo$\" a.txt",
+		"rg -n 'func main' sub",
+		"rg --files",
+		"find . -name '*.go'",
+		"find sub -type f -newer a.txt",
+		"find . -maxdepth 2 -type d -print",
+		"sort a.txt",
+		"sort -k2 -t, a.txt | uniq -c",
+		"uniq a.txt",
+		"cut -d' ' -f1 a.txt",
+		"sed -n '1,10p' a.txt",
+		"sed -n '/start/,/end/p' a.txt",
+		"sed 's/foo/bar/g' a.txt",
+		"sed -e 's|a|b|' -e '2q' a.txt",
+		"echo hi",
+		"echo 'hello world' | wc -c",
+		"printf '%s\\n' a b",
+		"which go",
+		"whoami",
+		"uname -a",
+		"date +%Y-%m-%d",
+		"date",
+		"true",
+		"cd sub && ls",
+		"cd sub && git status",
+		"ls && pwd; echo done",
+		"git status || echo 'not a repo'",
+		"(cd sub; ls)",
+		"ls 2>/dev/null",
+		"git diff 2>&1 | head -50",
+		"ls >/dev/null 2>&1",
+		"cat < a.txt",
+		"wc -c <<< 'text'",
+		"LANG=C ls",
+		"LC_ALL=C sort a.txt",
+		"ls # a comment; rm -rf /",
+		"ls -la \\\n  sub",
+		"cat alias/b.txt",
+		"basename " + outside,
+		"ls -- -",
+		"md5sum a.txt",
+		"realpath a.txt",
+		"tree -L 2",
+		"git log --oneline | head -20 && git status -s",
+		"\"ls\" -la",
+	}
+	asked := []string{
+		"",
+		"git diff > out.txt",
+		"git diff >> out.txt",
+		"echo hi > f",
+		"ls &> out.txt",
+		"ls; rm -rf x",
+		"ls && rm -rf x",
+		"ls | xargs rm",
+		"xargs rm",
+		"find . | xargs grep foo",
+		"cat $(echo /etc/passwd)",
+		"cat `echo /etc/passwd`",
+		"cat \"$(echo /etc/passwd)\"",
+		"cat <(echo hi)",
+		"diff <(ls) <(ls sub)",
+		"echo $HOME",
+		"echo \"$HOME\"",
+		"cat ${FILE}",
+		"echo $'a'",
+		"echo $((1+1))",
+		"git log --output=x",
+		"git log --output x",
+		"git log --out=x",
+		"git diff --ext-diff",
+		"git diff --no-index /etc/passwd a.txt",
+		"git -c core.pager=sh log",
+		"git -c alias.x=!sh x",
+		"git --git-dir=/tmp/x log",
+		"git -p log",
+		"git st",
+		"git commit -m x",
+		"git add .",
+		"git push",
+		"git fetch",
+		"git pull",
+		"git checkout main",
+		"git reset --hard",
+		"git stash",
+		"git stash pop",
+		"git branch -D main",
+		"git branch new-branch",
+		"git branch -m old new",
+		"git tag v1.0",
+		"git tag -d v1.0",
+		"git remote add origin x",
+		"git config user.name x",
+		"git config --file /etc/x --list",
+		"git reflog expire --all",
+		"git worktree add ../x",
+		"git grep -O vim foo",
+		"git -C /tmp status",
+		"find . -delete",
+		"find . -name x -exec rm {} \\;",
+		"find . -execdir cat {} +",
+		"find . -ok rm {} \\;",
+		"find . -fprint out.txt",
+		"find /",
+		"find . -name *.txt",
+		"FOO=1 ls",
+		"GIT_DIR=/tmp/x git log",
+		"PAGER=sh git log",
+		"LD_PRELOAD=x.so ls",
+		"FOO=1",
+		"sort -o out a.txt",
+		"sort --output=out a.txt",
+		"sort --out=out a.txt",
+		"sort -no out a.txt",
+		"sort --compress-program=sh a.txt",
+		"sed -i 's/a/b/' a.txt",
+		"sed -ni 's/a/b/p' a.txt",
+		"sed --in-place 's/a/b/' a.txt",
+		"sed 's/a/b/w out' a.txt",
+		"sed 'w out' a.txt",
+		"sed '1e rm -rf x' a.txt",
+		"sed 'r /etc/passwd' a.txt",
+		"sed -f script.sed a.txt",
+		"tee out.txt",
+		"ls | tee out.txt",
+		"cat /etc/passwd",
+		"cat ../secret",
+		"cat " + filepath.Join(outside, "secret"),
+		"cat escape/secret",
+		"ls escape",
+		"cat ~/.ssh/id_rsa",
+		"cat ~root/x",
+		"ls ~/",
+		"cat .*/secret",
+		"ls /",
+		"cd /tmp && ls",
+		"cd .. && ls",
+		"cd",
+		"cd -",
+		"cd sub && cat ../../x",
+		"ls dash/*",
+		"cat {a.txt,/etc/passwd}",
+		"cat a.{txt,md}",
+		"cat < /etc/passwd",
+		"cat <<EOF\nhi\nEOF",
+		"ls <> a.txt",
+		"uniq a.txt out.txt",
+		"tree -o out.html",
+		"date -s '2020-01-01'",
+		"date 010100002020",
+		"rm -rf x",
+		"touch a",
+		"mkdir x",
+		"npm publish",
+		"curl https://example.com",
+		"env",
+		"env rm -rf x",
+		"awk '{print}' a.txt",
+		"bash -c ls",
+		"sh -c 'ls'",
+		"python3 -c 'print(1)'",
+		"/bin/ls",
+		"./script.sh",
+		"eval ls",
+		"exec ls",
+		"source x.sh",
+		"ls 'unterminated",
+		"wc --files0-from=/etc/list",
+		"grep foo /etc/passwd",
+		"grep -r foo ..",
+		"rg --pre sh foo",
+		"file -C -m x",
+		"xxd a.txt out.bin",
+		"time ls",
+		"nohup ls",
+		"if true; then ls; fi",
+		"for f in *; do cat $f; done",
+		"{ ls; }",
+		"ls > /dev/null; cat /etc/passwd",
+		"git status; git commit -am x",
+		"ls\nrm -rf x",
+		"ls & rm -rf x",
+		"ls |& tee log",
+		"printf -v PATH . ; ls",
+		"sort --files0-from=list.txt",
+		"wc --files0-from=list.txt",
+		"file -f names.txt",
+		"sha256sum -c sums.txt",
+		"grep -R foo .",
+		"rg -L foo",
+		"diff -r sub .",
+		"du -L .",
+		"LC_ALL=/tmp/evil ls",
+		"TZ=:/etc/shadow date",
+		"TZ=../../x date",
+		"diff --from-file=escape/secret a.txt",
+		"grep -f escape/secret a.txt",
+		"git branch -avD x",
+	}
+	for _, c := range allowed {
+		if !ReadOnlyCommand(c, dirs) {
+			t.Errorf("read-only command asked about: %q", c)
+		}
+	}
+	for _, c := range asked {
+		if ReadOnlyCommand(c, dirs) {
+			t.Errorf("allowed without asking: %q", c)
+		}
+	}
+	if n := len(allowed) + len(asked); n < 200 {
+		t.Errorf("only %d commands in the table", n)
+	}
+}
+
+// Without a working directory no relative path can be placed, so only
+// commands that name no file pass.
+func TestReadOnlyCommandWithoutCwd(t *testing.T) {
+	if !ReadOnlyCommand("git status", ReadOnlyDirs{}) || !ReadOnlyCommand("echo hi", ReadOnlyDirs{}) {
+		t.Error("commands naming no file were asked about")
+	}
+	if ReadOnlyCommand("cat a.txt", ReadOnlyDirs{}) {
+		t.Error("a relative path was placed without a working directory")
+	}
+}
+
+// A rule naming a program matches the program written in quotes, as the
+// model and plugins write paths with ${CLAUDE_PLUGIN_ROOT} expanded.
+func TestQuotedProgramMatchesRule(t *testing.T) {
+	allow, _ := Parse("Bash(/root/x/run.sh:*)", "")
+	deny, _ := Parse("Bash(/root/x/danger.sh:*)", "")
+	m := Matcher{}
+	call := func(cmd string) Call { return NewCall("Bash", []byte(`{"command":`+quoteJSON(cmd)+`}`), "/w") }
+	for _, cmd := range []string{`"/root/x/run.sh" --fast`, `'/root/x/run.sh' a b`, `"/root/x/run.sh"`, `cd /w && "/root/x/run.sh" x`} {
+		if _, ok := m.Permits([]Rule{allow, {Text: "Bash(cd:*)", tools: []string{"Bash"}, kind: specCommand, spec: "cd:*"}}, call(cmd)); !ok {
+			t.Errorf("Bash(/root/x/run.sh:*) did not allow %s", cmd)
+		}
+	}
+	for _, cmd := range []string{`"/root/x/run.sh"x`, `"/root/x/run sh" a`, `"$HOME/run.sh" a`, `"/root/x/run.sh*" a`} {
+		if _, ok := m.Permits([]Rule{allow}, call(cmd)); ok {
+			t.Errorf("Bash(/root/x/run.sh:*) allowed %s", cmd)
+		}
+	}
+	if _, ok := m.Restricts([]Rule{deny}, call(`echo && "/root/x/danger.sh" now`)); !ok {
+		t.Error("a deny rule missed the quoted program")
+	}
+	if _, ok := m.Restricts([]Rule{deny}, call(`"/root/x/danger.sh"`)); !ok {
+		t.Error("a deny rule missed the quoted program alone")
+	}
+}
+
+func quoteJSON(s string) string {
+	b := []byte{'"'}
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b = append(b, '\\', byte(r))
+		case '\n':
+			b = append(b, '\\', 'n')
+		default:
+			b = append(b, string(r)...)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// BenchmarkReadOnlyCommand measures the check the rules hook runs for a
+// Bash call no rule decided (a pipeline with paths, resolved on disk).
+func BenchmarkReadOnlyCommand(b *testing.B) {
+	cwd := b.TempDir()
+	os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("x"), 0o644)
+	d := ReadOnlyDirs{Cwd: cwd}
+	for b.Loop() {
+		if !ReadOnlyCommand("git log --oneline -n 20 | head -5 && cat a.txt | grep -n x", d) {
+			b.Fatal("not read-only")
+		}
+	}
+}
