@@ -4,10 +4,11 @@
 # peer adapters (without them the peers are left out and the rest runs).
 #
 #   bench/run.sh                 # everything (about 10 minutes on 2 cores)
-#   RUNS=40 COUNT=10 bench/run.sh
+#   RUNS=40 COUNT=10 TOOLS_COUNT=15 bench/run.sh
 #
 # Environment: RUNS (spawns per agent in the cold-start comparison, 20),
-# COUNT (runs of every other benchmark, 5), CORDIS_BENCH_CACHE (binaries,
+# COUNT (runs of every other benchmark, 5), TOOLS_COUNT (pairs per row of
+# the Grep/Glob/Read comparison with ripgrep, COUNT), CORDIS_BENCH_CACHE (binaries,
 # the npm prefix and scratch trees; bench/.cache), CORDIS_BENCH_OUT
 # (results; bench/results), CODEX_ACP_VERSION and CLAUDE_AGENT_ACP_VERSION
 # (default: the current release, asked of npm).
@@ -18,6 +19,7 @@ cache=${CORDIS_BENCH_CACHE:-$root/bench/.cache}
 out=${CORDIS_BENCH_OUT:-$root/bench/results}
 runs=${RUNS:-20}
 count=${COUNT:-5}
+tools_count=${TOOLS_COUNT:-$count}
 bin=$cache/bin
 mkdir -p "$bin" "$out"
 rm -f "$out"/*.json "$out"/*.log "$out"/gobench.txt "$out"/table.md
@@ -74,8 +76,8 @@ for n in 100 200; do
 	"${acpbench[@]}" -n "$count" -warmup 1 time "snapshots-$n" -- env CORDIS_SNAPSHOTS_ROOT="$cache/snapshots-$n" go test -count=1 ./snapshots/
 done
 
-step "Grep, Glob and Read against ripgrep, through the binary ($count pairs each)"
-COUNT=$count CORDIS_BENCH_OUT=$out CORDIS_BENCH_CACHE=$cache bench/tools.sh
+step "Grep, Glob and Read against ripgrep, through the binary ($tools_count pairs each)"
+COUNT=$tools_count CORDIS_BENCH_OUT=$out CORDIS_BENCH_CACHE=$cache bench/tools.sh
 
 step "report"
 "${acpbench[@]}" report >/dev/null

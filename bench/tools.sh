@@ -27,7 +27,13 @@ trees=${CORDIS_BENCH_TREES:-${TMPDIR:-/tmp}/cordis-bench-trees}
 bin=$cache/bin
 mkdir -p "$trees" "$bin" "$out"
 
-command -v rg >/dev/null || { apt-get install -y ripgrep >/dev/null 2>&1 || sudo apt-get install -y ripgrep >/dev/null; }
+install_rg() { # with apt, as root or through sudo; the package lists of a fresh machine may be empty
+	local as=()
+	[ "$(id -u)" = 0 ] || as=(sudo)
+	"${as[@]}" apt-get install -y ripgrep >/dev/null 2>&1 ||
+		{ "${as[@]}" apt-get update >/dev/null && "${as[@]}" apt-get install -y ripgrep >/dev/null; }
+}
+command -v rg >/dev/null || install_rg || { echo "ripgrep is missing and apt could not install it" >&2 && exit 1; }
 echo "ripgrep: $(rg --version | sed -n 1p)"
 
 src=$(go env GOROOT)/src

@@ -27,7 +27,16 @@
 // device) is refused with an error saying what it is instead of hanging.
 // Reads take a size cap.
 //
-// Concurrency: a Dirs is safe for use by any number of goroutines. Its
+// A walk that opens many files (Grep, Glob) holds each directory open as a
+// Dir (Path.OpenHandle, Dir.Sub): its entries are listed with the types
+// the directory reports, without a stat each, and its files and
+// subdirectories are opened by single name relative to the open handle,
+// a final symlink never followed: one system call per file where a Path
+// resolves every element of its path again.
+//
+// Concurrency: a Dirs is safe for use by any number of goroutines. A Dir
+// is counted (Retain, Release) and may be shared by goroutines while
+// held; its Entries are read once, by one. Its
 // directory handles are opened on first use and kept until Close; a Path
 // is valid until the Dirs it came from is closed.
 package confine

@@ -121,7 +121,7 @@ func (t globTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 	w := walker{
 		ctx:     ctx,
 		descend: g.mayMatchBelow,
-		visit: func(abs, rel string, d fs.DirEntry, _ confine.Path) error {
+		visit: func(abs, rel string, d fs.DirEntry, _ *confine.Dir) error {
 			// Symlinks met during the walk are not listed or followed, as
 			// in ripgrep's default (rg --files without -L); the directory
 			// named as the path may be one.

@@ -162,15 +162,17 @@ func (t grepTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		return Errorf("Grep: %v", confine.CheckRegular(root, fi))
 	}
 
-	// The walk feeds the searchers as it goes.
-	files := make(chan grepFile, 256)
+	// The walk feeds the searchers as it goes, a batch of one directory's
+	// files at a time.
+	q.search.display = func(abs string) string { return displayPath(env, abs) }
+	files := make(chan []grepFile, grepQueuedBatches)
 	found := make(chan []fileHits, 1)
 	go func() { found <- q.search.searchAll(ctx, files) }()
 	var walkErr error
 	if fi.IsDir() {
 		walkErr = q.walk(ctx, env, dirs, root, at, files)
 	} else {
-		files <- grepFile{shown: displayPath(env, root), at: at}
+		files <- []grepFile{{abs: root, at: at}}
 	}
 	close(files)
 	hits := <-found
@@ -192,9 +194,22 @@ func knownTypes() []string {
 	return names
 }
 
-// grepFile is a file to search: its path as the results show it, and
-// where it is read.
+// grepFile is a file to search: its absolute path as the walk spells it,
+// and where it is read: by name through the handle of its directory (in,
+// which its batch holds once), or, for the file named as the path, at.
 type grepFile struct {
-	shown string
-	at    confine.Path
+	abs  string
+	in   *confine.Dir
+	name string
+	at   confine.Path
 }
+
+const (
+	// grepBatchFiles is the most files of one directory handed to a
+	// searcher at once: few enough for a big directory to be shared out,
+	// enough for the handoff not to cost per file.
+	grepBatchFiles = 64
+	// grepQueuedBatches bounds the batches waiting for a searcher (and so
+	// the directory handles they hold open).
+	grepQueuedBatches = 64
+)

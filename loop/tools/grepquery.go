@@ -76,11 +76,26 @@ func newGrepQuery(in GrepInput) (*grepQuery, error) {
 }
 
 // walk sends the files below root that the type and glob select to
-// files, in name order.
-func (q *grepQuery) walk(ctx context.Context, env *Env, dirs *confine.Dirs, root string, at confine.Path, files chan<- grepFile) error {
+// files, in name order, in batches of one directory's files.
+func (q *grepQuery) walk(ctx context.Context, env *Env, dirs *confine.Dirs, root string, at confine.Path, files chan<- []grepFile) error {
+	var batch []grepFile
+	send := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case files <- batch:
+			batch = nil
+			return nil
+		case <-ctx.Done():
+			batch[0].in.Release()
+			batch = nil
+			return ctx.Err()
+		}
+	}
 	w := walker{
 		ctx: ctx,
-		visit: func(abs, rel string, d fs.DirEntry, at confine.Path) error {
+		visit: func(abs, rel string, d fs.DirEntry, in *confine.Dir) error {
 			name := d.Name()
 			if q.suffixes != nil && !typeMatches(q.suffixes, name) {
 				return nil
@@ -100,15 +115,26 @@ func (q *grepQuery) walk(ctx context.Context, env *Env, dirs *confine.Dirs, root
 			if !d.Type().IsRegular() {
 				return nil
 			}
-			select {
-			case files <- grepFile{shown: displayPath(env, abs), at: at}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
+			if len(batch) > 0 && (batch[0].in != in || len(batch) == grepBatchFiles) {
+				if err := send(); err != nil {
+					return err
+				}
 			}
+			if len(batch) == 0 {
+				if !in.Retain() { // cannot happen during the visit
+					return nil
+				}
+				batch = make([]grepFile, 0, grepBatchFiles)
+			}
+			batch = append(batch, grepFile{abs: abs, in: in, name: name})
+			return nil
 		},
 	}
-	return w.walk(at, root, ancestorIgnores(env, dirs, root, at))
+	err := w.walk(at, root, ancestorIgnores(env, dirs, root, at))
+	if serr := send(); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // report renders the hits compactly: paths relative to the working

@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -15,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/cordis-agent/cordis/internal/confine"
 )
 
 const (
@@ -43,14 +39,26 @@ type grepSearch struct {
 	mode          string
 	before, after int
 	numbers       bool
+	// display names a file as the results show it (relative to the
+	// working directory); called only for files that are shown.
+	display func(abs string) string
 }
 
 // fileHits is what one file contributed.
 type fileHits struct {
-	path    string // as shown
+	abs     string
+	path    string // as shown; set once the file is shown
 	count   int    // matching lines, or matches in multiline mode
 	lines   []string
 	skipped string // why the file was not searched; "" when it was
+}
+
+// shown is the file's path as the results show it.
+func (s *grepSearch) shown(h *fileHits) string {
+	if h.path == "" {
+		h.path = s.display(h.abs)
+	}
+	return h.path
 }
 
 // errSkip marks a file that could not be searched; its text says why.
@@ -58,9 +66,10 @@ type errSkip struct{ why string }
 
 func (e errSkip) Error() string { return e.why }
 
-// searchAll searches the files that arrive on files, a few at a time,
-// and returns the files with matches or skipped, sorted by path.
-func (s *grepSearch) searchAll(ctx context.Context, files <-chan grepFile) []fileHits {
+// searchAll searches the batches of files that arrive on files, a few
+// at a time, and returns the files with matches or skipped, sorted by
+// path.
+func (s *grepSearch) searchAll(ctx context.Context, files <-chan []grepFile) []fileHits {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	var mu sync.Mutex
 	var out []fileHits
@@ -70,18 +79,25 @@ func (s *grepSearch) searchAll(ctx context.Context, files <-chan grepFile) []fil
 		go func() {
 			defer wg.Done()
 			var scratch grepScratch
-			defer scratch.close()
-			for f := range files {
-				if ctx.Err() != nil {
-					continue // drain
+			var found []fileHits
+			for batch := range files {
+				for _, f := range batch {
+					if ctx.Err() != nil {
+						break // drain
+					}
+					h := s.searchFile(ctx, f, &scratch)
+					if h.count > 0 || h.skipped != "" {
+						s.shown(&h)
+						found = append(found, h)
+					}
 				}
-				h := s.searchFile(ctx, f, &scratch)
-				if h.count > 0 || h.skipped != "" {
-					mu.Lock()
-					out = append(out, h)
-					mu.Unlock()
+				if len(batch) > 0 && batch[0].in != nil {
+					batch[0].in.Release()
 				}
 			}
+			mu.Lock()
+			out = append(out, found...)
+			mu.Unlock()
 		}()
 	}
 	wg.Wait()
@@ -89,46 +105,27 @@ func (s *grepSearch) searchAll(ctx context.Context, files <-chan grepFile) []fil
 	return out
 }
 
-// grepScratch is a worker's reusable memory, and the directory it last
-// opened a file in.
+// grepScratch is a worker's reusable memory.
 type grepScratch struct {
 	buf, lowered []byte
-	// in is dirOf opened (confine.Path.OpenDir): files arrive mostly in
-	// directory order, and opening each through its directory's handle
-	// is one lookup where opening it from the top of the session's
-	// directory is one per path element (most of a search's system
-	// time on a big tree).
-	in, dirOf confine.Path
 }
 
-// open opens file through the handle of its directory.
-func (sc *grepScratch) open(file grepFile) (*os.File, error) {
-	dir := file.at.Dir()
-	if dir != sc.dirOf {
-		sc.close()
-		in, err := dir.OpenDir()
-		if err != nil {
-			return file.at.Open()
+// open opens file: through its directory's handle, one lookup, or
+// through its Path, which follows a symlink that stays inside (the file
+// named as the path may be one; the handle follows none).
+func (file grepFile) open() (io.ReadCloser, error) {
+	if file.in != nil {
+		if f, err := file.in.OpenFile(file.name); err == nil {
+			return f, nil
 		}
-		sc.in, sc.dirOf = in, dir
+		file.at = file.in.Path().Join(file.name)
 	}
-	f, err := sc.in.Join(filepath.Base(file.at.String())).Open()
-	if err != nil {
-		// A symlink named as the path may lead out of its directory:
-		// open it as the session's directories allow.
-		return file.at.Open()
-	}
-	return f, nil
-}
-
-func (sc *grepScratch) close() {
-	sc.in.Close()
-	sc.in, sc.dirOf = confine.Path{}, confine.Path{}
+	return file.at.Open()
 }
 
 func (s *grepSearch) searchFile(ctx context.Context, file grepFile, scratch *grepScratch) fileHits {
-	h := fileHits{path: file.shown}
-	f, err := scratch.open(file)
+	h := fileHits{abs: file.abs}
+	f, err := file.open()
 	if err != nil {
 		h.skipped = "cannot be read: " + err.Error()
 		return h
@@ -146,9 +143,9 @@ func (s *grepSearch) searchFile(ctx context.Context, file grepFile, scratch *gre
 	var skip errSkip
 	switch {
 	case errors.As(err, &skip):
-		h = fileHits{path: h.path, skipped: skip.why}
+		h = fileHits{abs: h.abs, path: h.path, skipped: skip.why}
 	case err != nil && ctx.Err() == nil:
-		h = fileHits{path: h.path, skipped: "cannot be read: " + err.Error()}
+		h = fileHits{abs: h.abs, path: h.path, skipped: "cannot be read: " + err.Error()}
 	}
 	return h
 }
@@ -213,7 +210,7 @@ func (s *grepSearch) record(h *fileHits, n int, line []byte, sep byte) bool {
 		}
 	}
 	if s.mode == "content" && len(h.lines) < grepMaxFileLines {
-		h.lines = append(h.lines, s.render(h.path, n, line, sep))
+		h.lines = append(h.lines, s.render(s.shown(h), n, line, sep))
 	}
 	return true
 }
@@ -318,7 +315,7 @@ func (s *grepSearch) searchWhole(r io.Reader, h *fileHits) error {
 			}
 			line := bytes.TrimSuffix(bytes.TrimSuffix(data[starts[l]:end], []byte{'\n'}), []byte{'\r'})
 			if s.mode == "content" && len(h.lines) < grepMaxFileLines {
-				h.lines = append(h.lines, s.render(h.path, l+1, line, ':'))
+				h.lines = append(h.lines, s.render(s.shown(h), l+1, line, ':'))
 			}
 			shown = l
 		}

@@ -24,6 +24,7 @@ type ignoreRule struct {
 	negate   bool
 	dirOnly  bool
 	anchored bool // the pattern has a slash: match the whole relative path
+	spans    bool // a "**" segment: the path may have any number of segments
 }
 
 // maxIgnoreFile bounds the size of an ignore file read.
@@ -108,6 +109,7 @@ func parseIgnoreLine(line string) (ignoreRule, bool) {
 	if n := len(r.segs); r.anchored && n > 1 && r.segs[n-1] == "**" && r.segs[n-2] != "**" {
 		r.segs = append(r.segs[:n-1], "*", "**")
 	}
+	r.spans = slices.Contains(r.segs, "**")
 	return r, true
 }
 
@@ -270,15 +272,25 @@ func ignored(files []*ignoreFile, abs string, isDir bool) bool {
 			continue
 		}
 		rel := filepath.ToSlash(strings.TrimPrefix(abs[len(f.dir):], string(filepath.Separator)))
+		// Called for every entry of a walk: the path is split only for a
+		// rule that can match its number of segments.
+		depth := strings.Count(rel, "/") + 1
+		base := rel[strings.LastIndexByte(rel, '/')+1:]
+		var segs []string
 		for _, r := range f.rules {
-			if r.dirOnly && !isDir {
-				continue
+			if r.dirOnly && !isDir || ign == !r.negate {
+				continue // does not apply, or cannot change the answer
 			}
 			var ok bool
-			if r.anchored {
-				ok = matchSegs(r.segs, splitSlash(rel))
-			} else {
-				ok, _ = path.Match(r.segs[0], path.Base(rel))
+			switch {
+			case r.anchored && !r.spans && len(r.segs) != depth:
+			case r.anchored:
+				if segs == nil {
+					segs = splitSlash(rel)
+				}
+				ok = matchSegs(r.segs, segs)
+			default:
+				ok, _ = path.Match(r.segs[0], base)
 			}
 			if ok {
 				ign = !r.negate

@@ -239,7 +239,7 @@ func walkMatrix(t *testing.T, env *Env, dir string) map[string]bool {
 		t.Fatal(err)
 	}
 	visited := map[string]bool{}
-	w := walker{ctx: context.Background(), visit: func(_, rel string, _ fs.DirEntry, _ confine.Path) error {
+	w := walker{ctx: context.Background(), visit: func(_, rel string, _ fs.DirEntry, _ *confine.Dir) error {
 		visited[rel] = true
 		return nil
 	}}
