@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +73,42 @@ type turn struct {
 	deltas []string
 }
 
+type block struct {
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+	Text         string        `json:"text"`
+	Type         string        `json:"type"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+type message struct {
+	Content []block `json:"content"`
+	Role    string  `json:"role"`
+}
+
+// withCacheBreakpoints is history with the prompt-cache breakpoints the
+// Anthropic provider places (llm/anthropic placeCacheBreakpoints): the
+// first message, and the last two user messages after it.
+func withCacheBreakpoints(history []message) []message {
+	out := make([]message, len(history))
+	for i, m := range history {
+		out[i] = message{Content: slices.Clone(m.Content), Role: m.Role}
+	}
+	mark := func(m *message) { m.Content[len(m.Content)-1].CacheControl = &cacheControl{Type: "ephemeral"} }
+	if len(out) > 0 {
+		mark(&out[0])
+	}
+	for i, marked := len(out)-1, 0; i > 0 && marked < 2; i-- {
+		if out[i].Role == "user" {
+			mark(&out[i])
+			marked++
+		}
+	}
+	return out
+}
+
 // writeTextFixture writes a replay fixture for a text-only conversation:
 // request k repeats the whole history, as the loop sends it.
 func writeTextFixture(dir string, turns []turn) error {
@@ -83,18 +120,10 @@ func writeTextFixture(dir string, turns []turn) error {
 	if err := os.WriteFile(filepath.Join(dir, "fixture.yml"), []byte(meta), 0o644); err != nil {
 		return err
 	}
-	type block struct {
-		Text string `json:"text"`
-		Type string `json:"type"`
-	}
-	type message struct {
-		Content []block `json:"content"`
-		Role    string  `json:"role"`
-	}
 	var history []message
 	for k, t := range turns {
-		history = append(history, message{[]block{{t.prompt, "text"}}, "user"})
-		req := map[string]any{"max_tokens": 8192, "messages": history, "model": benchModel, "stream": true,
+		history = append(history, message{[]block{{Text: t.prompt, Type: "text"}}, "user"})
+		req := map[string]any{"max_tokens": 8192, "messages": withCacheBreakpoints(history), "model": benchModel, "stream": true,
 			"system": "{{system}}", "tools": "{{tools}}"}
 		data, err := json.MarshalIndent(req, "", "  ")
 		if err != nil {
@@ -107,7 +136,7 @@ func writeTextFixture(dir string, turns []turn) error {
 		if err := os.WriteFile(filepath.Join(conv, fmt.Sprintf("%03d.response.sse", k+1)), []byte(body), 0o644); err != nil {
 			return err
 		}
-		history = append(history, message{[]block{{strings.Join(t.deltas, ""), "text"}}, "assistant"})
+		history = append(history, message{[]block{{Text: strings.Join(t.deltas, ""), Type: "text"}}, "assistant"})
 	}
 	return nil
 }
