@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -222,11 +223,73 @@ func TestPreToolUseAskForcesQuestionInBypassMode(t *testing.T) {
 }
 
 func TestPlanModeRefusesWritingTools(t *testing.T) {
-	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModePlan}, looptest.StreamBlocks("tool_use", bashEcho("toolu_1", "a")), looptest.ReplyText("ok"))
+	h := looptest.NewHarness(t, looptest.Options{Mode: loop.ModePlan}, looptest.StreamBlocks("tool_use", bashCall("toolu_1", "touch a")), looptest.ReplyText("ok"))
 	h.Prompt(h.NewSession(), "x")
 	text, isErr := looptest.ToolResult(t, h.Model.Requests()[1], "toolu_1")
 	if !isErr || !strings.Contains(text, "Plan mode") {
 		t.Fatalf("result = %q", text)
+	}
+}
+
+// Claude Code runs its read-only Bash commands in every mode, plan mode
+// included. In plan mode a command permrules.ReadOnlyCommand accepts is
+// therefore not refused: a hook's allow (as the built-in permission rules
+// give a read-only command) runs it, a hook's ask asks, a hook's deny
+// denies, and no word at all asks the user. A command that writes is
+// refused however much a hook allows it.
+func TestPlanModeRunsReadOnlyCommandsOnly(t *testing.T) {
+	decide := hookFunc(func(ctx context.Context, in *hooks.Input) hooks.Decision {
+		if in.Event != hooks.PreToolUse {
+			return hooks.Decision{}
+		}
+		var input struct{ Command string }
+		json.Unmarshal(in.ToolInput, &input)
+		switch command := input.Command; {
+		case strings.HasPrefix(command, "cat"):
+			return hooks.Decision{Permission: hooks.Ask, Reason: "ask rule"}
+		case strings.HasPrefix(command, "head"):
+			return hooks.Decision{Permission: hooks.Deny, Reason: "deny rule"}
+		case strings.HasPrefix(command, "wc"):
+			return hooks.Decision{}
+		}
+		return hooks.Decision{Permission: hooks.Allow}
+	})
+	h := looptest.NewHarness(t, looptest.Options{Hooks: decide, Mode: loop.ModePlan},
+		looptest.StreamBlocks("tool_use",
+			bashCall("toolu_ls", "ls"),
+			bashCall("toolu_touch", "touch made.txt"),
+			bashCall("toolu_cat", "cat a.txt"),
+			bashCall("toolu_head", "head a.txt"),
+			bashCall("toolu_wc", "wc -l a.txt"),
+			bashCall("toolu_out", "ls > listing.txt")),
+		looptest.ReplyText("ok"))
+	if err := os.WriteFile(filepath.Join(h.Cwd, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answered := &answerLog{answers: []string{acp.PermAllowOnce, acp.PermAllowOnce}}
+	h.Editor.OnPermission = answered.answer
+	h.Prompt(h.NewSession(), "look around")
+
+	titles := answered.titles()
+	slices.Sort(titles)
+	if got := strings.Join(titles, " | "); got != "cat a.txt | wc -l a.txt" {
+		t.Errorf("asked about %q, want the ask rule's cat and the unruled wc", got)
+	}
+	req := h.Model.Requests()[1]
+	for id, want := range map[string]string{"toolu_ls": "a.txt", "toolu_cat": "alpha", "toolu_wc": "1 a.txt"} {
+		if text, isErr := looptest.ToolResult(t, req, id); isErr || !strings.Contains(text, want) {
+			t.Errorf("%s: %q (error %v), want it run", id, text, isErr)
+		}
+	}
+	for id, want := range map[string]string{"toolu_touch": "Plan mode", "toolu_head": "deny rule", "toolu_out": "Plan mode"} {
+		if text, isErr := looptest.ToolResult(t, req, id); !isErr || !strings.Contains(text, want) {
+			t.Errorf("%s: %q (error %v), want it refused with %q", id, text, isErr, want)
+		}
+	}
+	for _, name := range []string{"made.txt", "listing.txt"} {
+		if _, err := os.Stat(filepath.Join(h.Cwd, name)); err == nil {
+			t.Errorf("plan mode let a command write %s", name)
+		}
 	}
 }
 

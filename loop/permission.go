@@ -43,17 +43,31 @@ func needsApproval(mode string, t tools.Tool) bool {
 	return true
 }
 
+// readOnlyCommand reports whether call is a Bash command that only reads
+// inside the session's directories (permrules.ReadOnlyCommand, the test
+// the built-in permission rules use to run such commands unasked).
+func (s *Session) readOnlyCommand(call permrules.Call) bool {
+	if call.Tool != "Bash" || call.Command == "" {
+		return false
+	}
+	s.mu.Lock()
+	dirs := permrules.ReadOnlyDirs{Cwd: s.cwd, Dirs: s.roots, Home: s.agent.cfg.Home}
+	s.mu.Unlock()
+	return permrules.ReadOnlyCommand(call.Command, dirs)
+}
+
 // shownCall is how the editor sees the call being decided.
 type shownCall struct {
 	desc tools.Description
 	kind acp.ToolKind
 }
 
-// permit decides whether a call may run. Order: a hook's deny, plan mode,
-// remembered rejections, a hook's allow, the mode and remembered "always
-// allow" answers (a hook's ask forces the question), the PermissionRequest
-// seam, then the editor. Anything that cannot be answered denies (fail
-// closed).
+// permit decides whether a call may run. Order: a hook's deny, plan mode
+// (which refuses every tool that writes, a Bash command that only reads
+// excepted), remembered rejections, a hook's allow, the mode and
+// remembered "always allow" answers (a hook's ask forces the question),
+// the PermissionRequest seam, then the editor. Anything that cannot be
+// answered denies (fail closed).
 //
 // In plan mode an MCP tool is neither refused nor run on anyone's word but
 // the user's for that call: its server's readOnlyHint is not trusted (see
@@ -72,12 +86,16 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	}
 	_, isMCP := t.(*mcp.Tool)
 	userOnly := mode == ModePlan && isMCP
+	// A Bash command that only reads is as read-only as Read, so plan
+	// mode lets it through, as Claude Code runs its read-only commands in
+	// every mode; whether it then runs unasked is still for the rules.
+	readOnly := t.ReadOnly() || (mode == ModePlan && !isMCP && s.readOnlyCommand(call))
 
 	switch {
 	case pre.Permission == hooks.Deny:
 		v.Source, v.Message = "hook", "Denied by a PreToolUse hook: "+cmp.Or(pre.Reason, "no reason given")
 		return v
-	case mode == ModePlan && !t.ReadOnly() && !userOnly:
+	case mode == ModePlan && !readOnly && !userOnly:
 		v.Source, v.Message = "mode", "Plan mode is read-only: "+t.Name()+" is not allowed. Describe the change in your plan instead."
 		return v
 	case rejected != "" && pre.Permission != hooks.Ask:

@@ -98,7 +98,9 @@ func (g *snippetGovernor) preToolUse(ctx context.Context) (ask []int, err error)
 		granted, _ := s.answers.match(call, s.cwd)
 		granted = cmp.Or(granted, s.grants.match(call))
 		switch {
-		case mode == ModePlan:
+		case mode == ModePlan && !s.readOnlyCommand(call):
+			// A snippet that only reads runs in plan mode, as a Bash
+			// call that only reads does (permit).
 			return nil, g.deny(i, "mode", "cannot run in plan mode, which is read-only")
 		case pre.Permission == hooks.Ask:
 			ask = append(ask, i)

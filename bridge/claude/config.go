@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -107,6 +108,12 @@ func parseSettings(path string, data []byte) (*settings, error) {
 		return &settings{}, nil
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
+		var syn *json.SyntaxError
+		if isSettingsFile(path) && errors.As(err, &syn) {
+			// Every reader of the file fails on it alike: the user is told
+			// here, once, and the others keep quiet (cmd/cordis).
+			return nil, fmt.Errorf("%w; nothing in this settings file applies until it is fixed: its hooks, permission rules (deny and ask included), enabledPlugins, MCP server approvals, defaultMode and additionalDirectories", describeJSONError(path, data, err))
+		}
 		return nil, describeJSONError(path, data, err)
 	}
 	s := &settings{events: map[hooks.Event][]group{}, disable: top.DisableAllHooks}
@@ -292,6 +299,15 @@ func eventList() string {
 		names[i] = string(e)
 	}
 	return strings.Join(names, ", ")
+}
+
+// isSettingsFile reports whether path is one of Claude Code's settings
+// files (settings.json, settings.local.json, a managed policy file),
+// which hold more than hooks, rather than a plugin's hooks.json.
+func isSettingsFile(path string) bool {
+	base := filepath.Base(path)
+	return base == "settings.json" || base == "settings.local.json" || strings.HasPrefix(base, "managed-settings") ||
+		filepath.Base(filepath.Dir(path)) == "managed-settings.d"
 }
 
 // describeJSONError words a decoding error with the file's line and column.

@@ -28,6 +28,8 @@ func (s userSetup) pluginFinder(store *trust.Store) *plugins.Finder {
 		Settings: s.claude.Settings,
 		Managed:  func() []string { return permrules.ManagedFiles(s.managed.Dir()) },
 		Trust:    store,
+		// The Claude hook bridge tells a settings file that is not JSON.
+		SyntaxErrorsTold: s.claudeHooksTell,
 	}
 }
 

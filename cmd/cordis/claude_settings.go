@@ -1,10 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/claudecode/mcpjson"
+	"github.com/cordis-agent/cordis/internal/claudecode/plugins"
+	"github.com/cordis-agent/cordis/internal/confine"
 	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 )
@@ -80,6 +85,8 @@ func settingsReport(s userSetup, stateDir, cwd string) []string {
 	for _, p := range m.Problems {
 		out = append(out, "✗ managed settings: "+p)
 	}
+	out = append(out, managedPluginsReport(m)...)
+	out = append(out, managedMCPReport(s, m)...)
 	t := permrules.Trust{Store: trust.Open(stateDir), Files: s.permissionFiles()}
 	for _, r := range s.permissionFiles().ListRules(cwd, s.home, m, t) {
 		if r.Skipped != "" {
@@ -104,6 +111,101 @@ func settingsReport(s userSetup, stateDir, cwd string) []string {
 	}
 	for _, n := range set.Notices {
 		out = append(out, "✗ "+n)
+	}
+	return out
+}
+
+// managedPluginsReport lists the policy's enabledPlugins, each with the
+// file whose entry is in force: true enables a plugin for every project,
+// false blocks it whatever another settings file says. Only the files
+// that parsed are read (the others are already reported).
+func managedPluginsReport(m permrules.Managed) []string {
+	entries, problems := plugins.EnabledIn(m.Files)
+	var out []string
+	for _, e := range entries {
+		what := "enabled for every project"
+		if !e.Enabled {
+			what = "blocked: no other settings file can enable it"
+		}
+		out = append(out, fmt.Sprintf("✓ managed enabledPlugins: %s %s (%s)", e.ID, what, e.File))
+	}
+	for _, p := range problems {
+		out = append(out, "✗ managed enabledPlugins: "+p)
+	}
+	return out
+}
+
+// managedMCPReport lists the administrator's say over MCP servers:
+// managed-mcp.json when it exists (then only its servers run, the
+// editor's too), and the allowedMcpServers and deniedMcpServers lists
+// with the policy files that set them.
+func managedMCPReport(s userSetup, m permrules.Managed) []string {
+	ms := &mcpSetup{user: s}
+	exclusive, p, problems := ms.policy()
+	var out []string
+	if exclusive != nil {
+		names := make([]string, 0, len(exclusive.Servers))
+		for _, srv := range exclusive.Servers {
+			names = append(names, srv.Name)
+		}
+		list := " (" + strings.Join(names, ", ") + ")"
+		if len(names) == 0 {
+			list = "; it defines none, so no MCP server runs"
+		}
+		out = append(out, fmt.Sprintf("✓ managed MCP servers: %s is in force: only its servers run, the editor's and the setup's are refused%s", ms.managedMCPFile(), list))
+	}
+	for _, l := range []struct {
+		key     string
+		entries []mcpjson.PolicyEntry
+		set     bool
+	}{{"allowedMcpServers", p.Allowed, len(m.MCPAllowed) > 0 && string(m.MCPAllowed) != "null"},
+		{"deniedMcpServers", p.Denied, len(m.MCPDenied) > 0 && string(m.MCPDenied) != "null"}} {
+		if !l.set || slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, " "+l.key+": ") }) {
+			continue // not set, or told below as a list that does not parse
+		}
+		from := strings.Join(managedFilesWithKey(m.Files, l.key), ", ")
+		if len(l.entries) == 0 {
+			what := "empty: no MCP server may run"
+			if l.key == "deniedMcpServers" {
+				what = "empty"
+			}
+			out = append(out, fmt.Sprintf("✓ managed %s %s (%s)", l.key, what, from))
+			continue
+		}
+		var items []string
+		for _, e := range l.entries {
+			switch {
+			case e.ServerName != "":
+				items = append(items, "serverName "+e.ServerName)
+			case len(e.ServerCommand) > 0:
+				items = append(items, fmt.Sprintf("serverCommand %q", e.ServerCommand))
+			default:
+				items = append(items, "serverUrl "+e.ServerURL)
+			}
+		}
+		out = append(out, fmt.Sprintf("✓ managed %s: %s (%s)", l.key, strings.Join(items, "; "), from))
+	}
+	for _, pr := range problems {
+		out = append(out, "✗ "+pr)
+	}
+	return out
+}
+
+// managedFilesWithKey are the policy files that set key at the top level
+// (a list merges over every file that has it).
+func managedFilesWithKey(files []string, key string) []string {
+	var out []string
+	for _, path := range files {
+		data, err := confine.ReadRegularFile(path, trust.MaxHookFile)
+		if err != nil {
+			continue
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) == nil {
+			if _, ok := top[key]; ok {
+				out = append(out, path)
+			}
+		}
 	}
 	return out
 }

@@ -12,11 +12,13 @@ const configUsage = `Usage:
         DIR (default: the current directory): the managed (policy)
         settings, every permission rule with the file it came from and
         whether it applies, the additional directories, the defaultMode of
-        each layer and whether bypassPermissions is disabled
+        each layer and whether bypassPermissions is disabled, and the
+        policy's enabledPlugins and MCP rules (managed-mcp.json,
+        allowedMcpServers, deniedMcpServers), each with its file
 
-Managed settings are read from /etc/claude-code/managed-settings.json and
-/etc/claude-code/managed-settings.d/*.json ($CORDIS_MANAGED_SETTINGS_DIR
-moves the folder for cordis).
+Managed settings are read from /etc/claude-code/managed-settings.json,
+/etc/claude-code/managed-settings.d/*.json and /etc/claude-code/managed-mcp.json
+($CORDIS_MANAGED_SETTINGS_DIR moves the folder for cordis).
 `
 
 // runConfig is `cordis config`.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -202,8 +203,9 @@ func acptestText(updates []acp.SessionUpdate) string {
 // file, line and column), not only in cordis's log.
 func TestBrokenUserHookFilesAreToldInTheThread(t *testing.T) {
 	ctx := testCtx(t)
-	model := newFakeModel(t, textReply("one"), textReply("two"))
+	model := newFakeModel(t, textReply("one"), toolReply("toolu_1", "Bash", `{"command":"touch made.txt"}`), textReply("two"))
 	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, ".mcp.json"), []byte(`{"mcpServers": {"notes": {"command": "notes-server"}}}`), 0o644)
 	cmd := exec.Command(binary, "acp", "--state-dir", t.TempDir())
 	cmd.Env, cmd.Dir = isolatedEnv(t, model.srv.URL), work
 	home := strings.TrimPrefix(cmd.Env[0], "HOME=")
@@ -214,6 +216,9 @@ func TestBrokenUserHookFilesAreToldInTheThread(t *testing.T) {
 	os.WriteFile(claude, []byte(`{"hooks": {"UserPromptSubmit": [],}}`), 0o644)
 	os.WriteFile(codex, []byte("model = \"gpt-5\"\n[[hooks.UserPromptSubmit]\n"), 0o644)
 	e := acptest.StartProcess(t, cmd)
+	e.OnPermission = func(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermRejectOnce}}, nil
+	}
 	e.Initialize(ctx, zedCapabilities())
 	sid := e.NewSession(ctx, work).SessionID
 	for _, p := range []string{"first", "second"} {
@@ -225,6 +230,19 @@ func TestBrokenUserHookFilesAreToldInTheThread(t *testing.T) {
 	for _, want := range []string{claude + ":1:", codex + ":2:"} {
 		if n := strings.Count(text, want); n != 1 {
 			t.Errorf("the thread names %q %d times, want once:\n%s", want, n, text)
+		}
+	}
+	// The broken settings.json also holds the user's permission rules,
+	// enabledPlugins and MCP approvals, whose readers fail on it alike:
+	// the hook bridge's notice says all that, and no reader says it
+	// again, not even when a tool call consults the permission rules.
+	// (The .mcp.json notice names the file as the place to approve in.)
+	if n := strings.Count(text, claude) - strings.Count(text, "enabledMcpjsonServers in "+claude); n != 1 {
+		t.Errorf("the thread names %s %d times, want once:\n%s", claude, n, text)
+	}
+	for _, want := range []string{"permission rules (deny and ask included)", "enabledPlugins", "MCP server approvals"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the notice does not say the file's %s do not apply:\n%s", want, text)
 		}
 	}
 }

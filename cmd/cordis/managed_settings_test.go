@@ -247,3 +247,51 @@ func TestManagedBypassDisabledThroughTheBinary(t *testing.T) {
 		}
 	}
 }
+
+// `cordis config show` and /doctor list the policy's say over plugins
+// and MCP servers next to its permission rules: each managed
+// enabledPlugins entry with the file whose entry is in force (a later
+// managed-settings.d file overrides the main file), managed-mcp.json in
+// force with its servers, and the allowedMcpServers / deniedMcpServers
+// lists with the files that set them.
+func TestConfigShowListsManagedPluginsAndMCPPolicy(t *testing.T) {
+	ctx := testCtx(t)
+	s := newClaudeSetup(t)
+	main := s.write(t, filepath.Join(s.managed, "managed-settings.json"), `{
+  "enabledPlugins": {"lint@team": true, "shady@market": true},
+  "allowedMcpServers": [{"serverName": "notes"}, {"serverUrl": "https://*.corp.example/*"}]
+}`)
+	dropIn := s.write(t, filepath.Join(s.managed, "managed-settings.d", "20-block.json"), `{
+  "enabledPlugins": {"shady@market": false},
+  "deniedMcpServers": [{"serverCommand": ["npx", "evil-server"]}]
+}`)
+	mcpFile := s.write(t, filepath.Join(s.managed, "managed-mcp.json"), `{"mcpServers": {"notes": {"command": "notes-server"}}}`)
+
+	want := []string{
+		"✓ managed enabledPlugins: lint@team enabled for every project (" + main + ")",
+		"✓ managed enabledPlugins: shady@market blocked: no other settings file can enable it (" + dropIn + ")",
+		"✓ managed MCP servers: " + mcpFile + " is in force: only its servers run, the editor's and the setup's are refused (notes)",
+		"✓ managed allowedMcpServers: serverName notes; serverUrl https://*.corp.example/* (" + main + ")",
+		`✓ managed deniedMcpServers: serverCommand ["npx" "evil-server"] (` + dropIn + ")",
+	}
+	out, err := s.command("config", "show", "--cwd", s.work, "--state-dir", s.state).CombinedOutput()
+	if err != nil {
+		t.Fatalf("config show: %v\n%s", err, out)
+	}
+	for _, line := range want {
+		if !strings.Contains(string(out), line+"\n") {
+			t.Errorf("config show lacks %q:\n%s", line, out)
+		}
+	}
+
+	e := s.start(t, newFakeModel(t))
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, s.work).SessionID
+	doctor := slashText(t, e, sid, "/doctor")
+	e.Close()
+	for _, line := range want {
+		if !strings.Contains(doctor, line) {
+			t.Errorf("/doctor lacks %q:\n%s", line, doctor)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -129,6 +130,10 @@ func (m *mcpSetup) approvals(cwd string) (approved func(string) bool, rejected f
 				continue
 			}
 		}
+		var syn *json.SyntaxError
+		if m.user.claudeHooksTell && errors.As(err, &syn) {
+			continue // the Claude hook bridge tells it, with all it turns off
+		}
 		problems = append(problems, fmt.Sprintf("%s: %v; its MCP approvals are not read", src.In(cwd), err))
 	}
 	return func(n string) bool { return all || slices.Contains(yes, n) }, func(n string) bool { return slices.Contains(no, n) }, problems
@@ -176,7 +181,11 @@ func (m *mcpSetup) policy() (exclusive *mcpjson.File, p mcpjson.Policy, problems
 	}
 	// A policy file that cannot be read still means the administrator
 	// took control: nothing runs rather than everything.
-	return &mcpjson.File{}, p, append(problems, fmt.Sprintf("%s: %v; no MCP server runs until it is fixed", path, err))
+	problem := err.Error()
+	if !strings.Contains(problem, path) {
+		problem = path + ": " + problem
+	}
+	return &mcpjson.File{}, p, append(problems, problem+"; no MCP server runs until it is fixed")
 }
 
 // refuses is loop.Config.MCPPolicy: why the administrator's policy keeps

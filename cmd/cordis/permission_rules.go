@@ -17,5 +17,6 @@ func wirePermissionRules(opts *builtin.Options, out *loop.Config, stateDir strin
 	opts.Settings = s.claude.Settings
 	opts.TrustedRule = rules.Trusted
 	opts.Managed = s.managed
+	opts.SettingsSyntaxErrorsTold = s.claudeHooksTell
 	out.SavePermissionRule = rules.SaveAllow
 }

@@ -223,6 +223,10 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe, EnvPolicy: envPolicy}
 	// Where commands, skills, subagents and settings are read from.
 	user := findSetup()
+	user.claudeHooksTell = slices.ContainsFunc(cfg.Enabled(), func(p config.Plugin) bool {
+		c, ok := p.Config.(*claude.Config)
+		return p.Name == "bridge/claude" && ok && c.Path == ""
+	})
 	out.Home, out.Sources = user.home, user.commandSources()
 	// Claude Code's plugins and the setup's MCP servers, for each
 	// session's project (claude_plugins.go, mcpconfig.go).

@@ -69,3 +69,63 @@ func TestReadOnlyCommandsRunUnaskedThroughTheBinary(t *testing.T) {
 		t.Error("the rejected redirection ran")
 	}
 }
+
+// Plan mode through the binary: Claude Code runs its read-only commands
+// in every mode, so `git status` and `ls` run there without a question,
+// while `touch made.txt` is refused as plan mode refuses every write (the
+// user is not asked either).
+func TestReadOnlyCommandsRunInPlanModeThroughTheBinary(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := testCtx(t)
+	state, work := t.TempDir(), t.TempDir()
+	git := exec.Command("git", "init", "-q", work)
+	git.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(work, "plan-notes.txt"), []byte("a\n"), 0o644)
+
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"git status && ls"}`), textReply("ok"),
+		toolReply("toolu_2", "Bash", `{"command":"touch made.txt"}`), textReply("ok"))
+	e, _ := startAgent(t, model, state, work)
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	e.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, p.ToolCall.Title)
+		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermAllowOnce}}, nil
+	}
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	setMode(t, e, sid, "plan")
+	for _, text := range []string{"look", "write"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 0 {
+		t.Errorf("asked about %q in plan mode, want nothing asked", asked)
+	}
+	model.mu.Lock()
+	requests := strings.Join(model.requests, "\n")
+	model.mu.Unlock()
+	if !strings.Contains(requests, "No commits yet") || !strings.Contains(requests, "plan-notes.txt") {
+		t.Errorf("the read-only command did not run in plan mode or its output did not reach the model")
+	}
+	if !strings.Contains(requests, "Plan mode is read-only") {
+		t.Errorf("touch was not refused as plan mode refuses writes")
+	}
+	if _, err := os.Stat(filepath.Join(work, "made.txt")); err == nil {
+		t.Error("touch ran in plan mode")
+	}
+}

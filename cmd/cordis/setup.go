@@ -23,6 +23,12 @@ type userSetup struct {
 	// managed is the administrator's policy (Claude Code's managed
 	// settings), re-read when its files change.
 	managed *permrules.ManagedSource
+	// claudeHooksTell is set when the Claude hook bridge reads Claude
+	// Code's standard settings files: it tells the user, with line and
+	// column and all that the file turns off, when one is not valid
+	// JSON, so the other readers (plugins, permission rules, MCP
+	// approvals) do not say it again.
+	claudeHooksTell bool
 }
 
 // findSetup is the setup of the user running cordis: their home, and

@@ -79,8 +79,13 @@ type Options struct {
 	// settings; nil: none): its rules apply above every other source, and
 	// with allowManagedPermissionRulesOnly they are the only ones.
 	Managed *permrules.ManagedSource
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// SettingsSyntaxErrorsTold keeps permission-rules from telling that
+	// a settings file is not valid JSON: set when another reader of the
+	// same files (the Claude hook bridge) tells the user, once.
+	SettingsSyntaxErrorsTold bool
+
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Set is what Register registered.

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,9 @@ type permissionRules struct {
 	onlyManaged bool
 	// readOnly allows read-only Bash commands no rule decided.
 	readOnly bool
+	// syntaxTold: a settings file that is not valid JSON is told by
+	// another reader (Options.SettingsSyntaxErrorsTold).
+	syntaxTold bool
 
 	mu    sync.Mutex
 	files map[string]cachedFile
@@ -93,6 +97,7 @@ func permissionRulesHooks(cfg PermissionRulesConfig, opts Options, disabled bool
 	p := &permissionRules{
 		onlyManaged: disabled,
 		readOnly:    cfg.readOnlyOn(),
+		syntaxTold:  opts.SettingsSyntaxErrorsTold,
 		match:       permrules.Matcher{Home: opts.Home},
 		settings:    opts.Settings,
 		trusted:     opts.TrustedRule,
@@ -207,7 +212,8 @@ func (p *permissionRules) rulesFor(cwd string) (ruleLists, map[string]string) {
 // vouched for them.
 func (p *permissionRules) add(rules *ruleLists, notices map[string]string, path, anchor string, perms permrules.Permissions, err error, trusted bool) {
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		var syn *json.SyntaxError
+		if !errors.Is(err, fs.ErrNotExist) && !(p.syntaxTold && errors.As(err, &syn)) {
 			notices["read\x00"+path] = fmt.Sprintf("cordis could not read the permission rules of %s, so none of them apply: %v", path, err)
 		}
 		return
@@ -250,7 +256,7 @@ func (p *permissionRules) read(path string, load func() ([]byte, fs.FileInfo, er
 	}
 	perms, err := permrules.ParsePermissions(data)
 	if err != nil {
-		err = fmt.Errorf("not valid JSON: %v", err)
+		err = fmt.Errorf("not valid JSON: %w", err)
 	}
 	p.mu.Lock()
 	p.files[path] = cachedFile{size: info.Size(), modTime: info.ModTime(), perms: perms, err: err}

@@ -56,6 +56,10 @@ type Finder struct {
 	// Trust holds the enablements by a project's settings that the user
 	// vouched for (nil: none).
 	Trust *trust.Store
+	// SyntaxErrorsTold leaves a settings file that is not valid JSON out
+	// of Problems: set when another reader of the same files (the Claude
+	// hook bridge) tells the user about it, so that it is told once.
+	SyntaxErrorsTold bool
 
 	mu    sync.Mutex
 	cache map[string]*resolved // by project
@@ -280,7 +284,7 @@ func (f *Finder) read(cwd string) *resolved {
 	var layers []layer
 	for _, src := range f.Settings {
 		l, err := readEnabled(src, cwd)
-		if err != nil {
+		if f.tells(err) {
 			r.problems = append(r.problems, err.Error())
 		}
 		if l.enabled != nil {
@@ -289,7 +293,7 @@ func (f *Finder) read(cwd string) *resolved {
 	}
 	for _, path := range f.managedFiles() {
 		l, err := readEnabled(setup.User(path), cwd)
-		if err != nil {
+		if f.tells(err) {
 			r.problems = append(r.problems, err.Error())
 		}
 		if l.enabled != nil {
@@ -425,6 +429,49 @@ func (f *Finder) dataDir(id string) string {
 	return filepath.Join(f.UserDir, "plugins", "data", clean)
 }
 
+// tells reports whether err, from reading a settings file, is a problem
+// to report (see SyntaxErrorsTold).
+func (f *Finder) tells(err error) bool {
+	var syn *notJSONError
+	return err != nil && !(f.SyntaxErrorsTold && errors.As(err, &syn))
+}
+
+// notJSONError is a settings file that is not valid JSON.
+type notJSONError struct{ msg string }
+
+func (e *notJSONError) Error() string { return e.msg }
+
+// Enablement is a plugin a settings file names in enabledPlugins.
+type Enablement struct {
+	ID      string
+	Enabled bool
+	// File is the settings file whose entry is in force.
+	File string
+}
+
+// EnabledIn reads the enabledPlugins of files (user-level files such as
+// the administrator's policy files, lowest precedence first) and returns
+// the entries in force, sorted by ID: a later file's entry for a plugin
+// replaces an earlier one's, as in Find. Problems name the files (or
+// entries) that could not be read.
+func EnabledIn(files []string) (entries []Enablement, problems []string) {
+	byID := map[string]Enablement{}
+	for _, path := range files {
+		l, err := readEnabled(setup.User(path), "")
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		for id, on := range l.enabled {
+			byID[id] = Enablement{ID: id, Enabled: on, File: path}
+		}
+	}
+	for _, e := range byID {
+		entries = append(entries, e)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
+	return entries, problems
+}
+
 // readEnabled reads the enabledPlugins of one settings file (a project's
 // confined to the project). A missing file has none.
 func readEnabled(src setup.Source, cwd string) (layer, error) {
@@ -452,7 +499,12 @@ func readEnabled(src setup.Source, cwd string) (layer, error) {
 		return l, nil
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
-		return l, fmt.Errorf("%s: not valid JSON: %v; its enabledPlugins are not read", path, jsonPosition(data, err))
+		msg := fmt.Sprintf("%s: not valid JSON: %v; its enabledPlugins are not read", path, jsonPosition(data, err))
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return l, &notJSONError{msg}
+		}
+		return l, errors.New(msg)
 	}
 	if top.Enabled == nil {
 		return l, nil

@@ -1,0 +1,2 @@
+# Lists this skill's files, one a line.
+ls "$(dirname "$0")"
