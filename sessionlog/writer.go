@@ -357,28 +357,15 @@ func appendHeader(line []byte, ev Event) ([]byte, error) {
 // that a large Data is copied once rather than re-validated by json.Marshal,
 // and so the field order (v, seq, time first) is fixed for List's tail peek.
 func encodeLine(ev Event) ([]byte, error) {
-	t, err := ev.Time.MarshalJSON() // rejects years outside 0..9999
-	if err != nil {
-		return nil, err
-	}
-	typ, err := json.Marshal(ev.Type)
-	if err != nil {
-		return nil, err
-	}
 	if bytes.IndexByte(ev.Data, '\n') >= 0 {
 		// Cannot happen with encoding/json output; checked because one stray
 		// newline would split the event and corrupt the log.
 		return nil, errors.New("data contains a raw newline")
 	}
-	line := make([]byte, 0, 48+len(t)+len(typ)+len(ev.Data))
-	line = append(line, `{"v":`...)
-	line = strconv.AppendInt(line, int64(ev.V), 10)
-	line = append(line, `,"seq":`...)
-	line = strconv.AppendInt(line, ev.Seq, 10)
-	line = append(line, `,"time":`...)
-	line = append(line, t...)
-	line = append(line, `,"type":`...)
-	line = append(line, typ...)
+	line, err := appendHeader(make([]byte, 0, headerRoom(ev.Type)+len(ev.Data)), ev)
+	if err != nil {
+		return nil, err
+	}
 	line = append(line, `,"data":`...)
 	line = append(line, ev.Data...)
 	line = append(line, "}\n"...)
