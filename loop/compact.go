@@ -149,13 +149,7 @@ func (s *Session) summarize(ctx context.Context, job compactJob) (compactOutcome
 	// The summary call is billed like any other: it counts in /status,
 	// /budget and budget-check, and load rebuilds it from the log.
 	s.record(sideCallResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: resp.Model, Purpose: sideCallCompaction})
-	var summary strings.Builder
-	for _, b := range resp.Content {
-		if b.Type == llm.BlockText {
-			summary.WriteString(b.Text)
-		}
-	}
-	text := strings.TrimSpace(summary.String())
+	text := answerText(resp.Content)
 	if text == "" {
 		s.usage.add(resp.Usage, cmp.Or(resp.Model, model))
 		s.compactionFailed(ctx, compactionFailedNotice{Kind: "compactionFailed", ID: id, Status: acp.CompactionFailed, Error: "Compaction failed: the model returned no summary; the conversation is unchanged."})

@@ -20,6 +20,18 @@ func toolSpecs(ts []tools.Tool) []llm.ToolSpec {
 	return out
 }
 
+// answerText is what a side call answered: its text blocks, joined and
+// trimmed ("" when it wrote none).
+func answerText(content []llm.Block) string {
+	var b strings.Builder
+	for _, bl := range content {
+		if bl.Type == llm.BlockText {
+			b.WriteString(bl.Text)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
 // requestMessages is the history as one model request carries it:
 // whitespace-only text left out (the API refuses it; the history keeps it
 // for display), messages of one role in a row joined, images replaced by

@@ -46,7 +46,9 @@ type runner struct {
 	// toolsNow re-reads the tool list before each model request (MCP
 	// servers may change theirs); nil keeps tools.
 	toolsNow func() []tools.Tool
-	// onToolUpdate lets a subagent mirror its activity on the parent's call.
+	// lastText is the text of the last complete response: the Stop
+	// hooks' last_assistant_message, a subagent's result, the plan
+	// ExitPlanMode falls back on.
 	lastText string
 	// stopped is set when a hook's StopTurn asked to end the turn, with
 	// the reason it gave.

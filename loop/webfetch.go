@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,23 +61,14 @@ func (s *Session) askAboutPage(ctx context.Context, model string, q tools.PageQu
 	s.record(sideCallRequestEvent{Model: model, Messages: 1, Purpose: sideCallWebFetch})
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, nil)
 	if resp != nil {
-		used := model
-		if resp.Model != "" {
-			used = resp.Model
-		}
+		used := cmp.Or(resp.Model, model)
 		s.record(sideCallResponseEvent{StopReason: resp.StopReason, Usage: resp.Usage, Model: used, Purpose: sideCallWebFetch})
 		s.billSideCall(ctx, resp.Usage, used)
 	}
 	if err != nil {
 		return "", err
 	}
-	var answer strings.Builder
-	for _, b := range resp.Content {
-		if b.Type == llm.BlockText {
-			answer.WriteString(b.Text)
-		}
-	}
-	text := strings.TrimSpace(answer.String())
+	text := answerText(resp.Content)
 	if text == "" {
 		return "", errors.New("the small model gave no answer")
 	}

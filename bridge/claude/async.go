@@ -3,7 +3,6 @@ package claude
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/cordis-agent/cordis/bridge/internal/engine"
@@ -47,7 +46,7 @@ func (d *dialect) Late(_ *hooks.Input, h handler, res hookproc.Result) (hooks.La
 	trimmed := strings.TrimSpace(res.Stdout)
 	if !strings.HasPrefix(trimmed, "{") {
 		if res.ExitCode != 0 {
-			return hooks.LateResult{}, lateExitFailure(res)
+			return hooks.LateResult{}, exitFailure(res)
 		}
 		return hooks.LateResult{}, "" // plain text: nothing for the model
 	}
@@ -74,12 +73,4 @@ func jsonString(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-func lateExitFailure(res hookproc.Result) string {
-	msg := fmt.Sprintf("exit status %d", res.ExitCode)
-	if s := strings.TrimSpace(res.Stderr); s != "" {
-		msg += ": " + summarize(s, 500)
-	}
-	return msg
 }

@@ -185,10 +185,7 @@ func translate(ev hooks.Event, in *hooks.Input, res hookproc.Result) verdict {
 			v.apply(ev, in, out)
 			return v
 		}
-		msg := fmt.Sprintf("exit status %d", res.ExitCode)
-		if s := strings.TrimSpace(res.Stderr); s != "" {
-			msg += ": " + summarize(s, 500)
-		}
+		msg := exitFailure(res)
 		if schemaErr != nil {
 			msg += "; " + schemaErr.Error()
 		}
@@ -383,6 +380,16 @@ func capText(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:maxText]) + fmt.Sprintf("\n[cordis: hook output truncated, %d more characters]", len(r)-maxText)
+}
+
+// exitFailure says how a hook that exited failed: its exit status and
+// the start of its stderr.
+func exitFailure(res hookproc.Result) string {
+	msg := fmt.Sprintf("exit status %d", res.ExitCode)
+	if s := strings.TrimSpace(res.Stderr); s != "" {
+		msg += ": " + summarize(s, 500)
+	}
+	return msg
 }
 
 func summarize(s string, n int) string {

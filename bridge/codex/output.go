@@ -72,7 +72,8 @@ func str(p *string) string {
 	return *p
 }
 
-// contextEvents take plain-text stdout as developer context.
+// contextEvent reports an event whose plain-text stdout is developer
+// context.
 func contextEvent(event string) bool {
 	return event == evSessionStart || event == evUserPromptSubmit || event == evSubagentStart
 }

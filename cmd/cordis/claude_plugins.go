@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/cordis-agent/cordis/bridge/claude"
-	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/claudecode/plugins"
 	"github.com/cordis-agent/cordis/internal/setup"
 	"github.com/cordis-agent/cordis/internal/trust"
@@ -26,7 +25,7 @@ func (s userSetup) pluginFinder(store *trust.Store) *plugins.Finder {
 		Home:     s.home,
 		SeedDirs: filepath.SplitList(os.Getenv(plugins.SeedDirEnv)),
 		Settings: s.claude.Settings,
-		Managed:  func() []string { return permrules.ManagedFiles(s.managed.Dir()) },
+		Managed:  s.managedSettingsFiles,
 		Trust:    store,
 		// The Claude hook bridge tells a settings file that is not JSON.
 		SyntaxErrorsTold: s.claudeHooksTell,

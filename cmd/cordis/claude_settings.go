@@ -14,23 +14,21 @@ import (
 	"github.com/cordis-agent/cordis/loop"
 )
 
-// managedHookFiles are the policy files whose hooks bridge/claude runs
-// above every other file's.
-func (s userSetup) managedHookFiles() []string { return permrules.ManagedFiles(s.managed.Dir()) }
+// managedSettingsFiles are the policy's settings files: bridge/claude
+// runs their hooks above every other file's, and the plugin finder reads
+// their enabledPlugins.
+func (s userSetup) managedSettingsFiles() []string { return permrules.ManagedFiles(s.managed.Dir()) }
 
 // managedHooksOnly reports a policy under which only its own hooks run
 // (allowManagedHooksOnly), in every dialect.
-func (s userSetup) managedHooksOnly() bool {
-	m := s.managed.Load()
-	return m.HooksOnly
-}
+func (s userSetup) managedHooksOnly() bool { return s.managed.Load().HooksOnly }
 
 // sessionSettings reads what Claude Code's settings files and the policy
 // say for a session in cwd.
 func (s userSetup) sessionSettings(stateDir, cwd string) (permrules.SessionSettings, permrules.Managed) {
 	m := s.managed.Load()
-	t := permrules.Trust{Store: trust.Open(stateDir), Files: s.permissionFiles()}
-	return s.permissionFiles().SessionSettings(cwd, s.home, m, t), m
+	t := s.permissionTrust(stateDir)
+	return t.Files.SessionSettings(cwd, s.home, m, t), m
 }
 
 // wireSessionSettings gives the loop each session's settings: the mode it
@@ -87,8 +85,8 @@ func settingsReport(s userSetup, stateDir, cwd string) []string {
 	}
 	out = append(out, managedPluginsReport(m)...)
 	out = append(out, managedMCPReport(s, m)...)
-	t := permrules.Trust{Store: trust.Open(stateDir), Files: s.permissionFiles()}
-	for _, r := range s.permissionFiles().ListRules(cwd, s.home, m, t) {
+	t := s.permissionTrust(stateDir)
+	for _, r := range t.Files.ListRules(cwd, s.home, m, t) {
 		if r.Skipped != "" {
 			out = append(out, fmt.Sprintf("✗ permission rule %s %s (%s): skipped, %s", r.Kind, r.Text, r.From, r.Skipped))
 			continue

@@ -371,15 +371,13 @@ func (m *mcpSetup) discoverMCPJSON(cwd string) []trust.Discovered {
 // cwd, then each folder above it up to its git repository's root.
 func projectKeys(cwd string) []string {
 	keys := []string{cwd}
-	for dir := cwd; ; {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return keys
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return keys[:1]
-		}
-		dir = parent
+	root := setup.RepoRoot(cwd)
+	if root == "" {
+		return keys
+	}
+	for dir := filepath.Clean(cwd); dir != root; {
+		dir = filepath.Dir(dir)
 		keys = append(keys, dir)
 	}
+	return keys
 }

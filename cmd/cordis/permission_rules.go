@@ -2,8 +2,6 @@ package main
 
 import (
 	"github.com/cordis-agent/cordis/hooks/builtin"
-	"github.com/cordis-agent/cordis/hooks/permrules"
-	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 )
 
@@ -13,7 +11,7 @@ import (
 // trust store), and the loop the way to keep an "Always allow" answer: in
 // the project's local settings file, trusted in the same store.
 func wirePermissionRules(opts *builtin.Options, out *loop.Config, stateDir string, s userSetup) {
-	rules := permrules.Trust{Store: trust.Open(stateDir), Files: s.permissionFiles()}
+	rules := s.permissionTrust(stateDir)
 	opts.Settings = s.claude.Settings
 	opts.TrustedRule = rules.Trusted
 	opts.Managed = s.managed

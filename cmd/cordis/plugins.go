@@ -217,7 +217,8 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	// What subprocesses inherit: never a provider key, unless the user's
 	// agent.exposeEnv names it. Known before any plugin is built, since the
 	// bridges take it.
-	envPolicy := subproc.NewEnvPolicy(providerKeyEnv(cfg), exposedEnv(cfg))
+	keyEnv := providerKeyEnv(cfg)
+	envPolicy := subproc.NewEnvPolicy(keyEnv, exposedEnv(cfg))
 	// The pipeline of every hook plugin (built-ins, bridges).
 	pipe := hooks.NewPipeline(hooks.WithLogger(logger))
 	out := &loop.Config{StateDir: stateDir, Logger: logger, Hooks: pipe, EnvPolicy: envPolicy}
@@ -234,13 +235,13 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	out.Sources.Bundles = pluginBundles(finder)
 	// A file's ${VAR} never reads a provider key, even one agent.exposeEnv
 	// passes to subprocesses.
-	setupMCP := newMCPSetup(user, finder, trust.Open(stateDir), subproc.NewEnvPolicy(providerKeyEnv(cfg), nil))
+	setupMCP := newMCPSetup(user, finder, trust.Open(stateDir), subproc.NewEnvPolicy(keyEnv, nil))
 	setupMCP.codexHooksTell = slices.ContainsFunc(cfg.Enabled(), func(p config.Plugin) bool { return p.Name == "bridge/codex" })
 	out.SetupMCP, out.MCPPolicy = setupMCP.servers, setupMCP.refuses
 	// Keys come from the environment or cordis's credential file (read
 	// on each use, and registered for scrubbing when read).
-	getenv := keyGetenv(creds, providerKeyEnv(cfg))
-	for _, name := range providerKeyEnv(cfg) {
+	getenv := keyGetenv(creds, keyEnv)
+	for _, name := range keyEnv {
 		secrets.Register(name, getenv(name))
 	}
 	a := &assembly{out: out, stateDir: stateDir, logger: logger, user: user, getenv: getenv,
@@ -357,7 +358,7 @@ func (a *assembly) add(p config.Plugin) error {
 		cc := *c
 		cc.Path = resolveRelative(cc.Path, p.Source)
 		b := claude.New(cc, claude.Options{Logger: a.logger, Name: p.ID, Priority: bridgePriority, Trust: trust.Open(a.stateDir), Version: currentVersion(), EnvPolicy: out.EnvPolicy, Plugins: pluginHooks(a.plugins),
-			Managed: a.user.managedHookFiles, ManagedOnly: a.user.managedHooksOnly})
+			Managed: a.user.managedSettingsFiles, ManagedOnly: a.user.managedHooksOnly})
 		b.Register(a.batch)
 		a.doctors = append(a.doctors, b.Doctor)
 	case *codex.Config:

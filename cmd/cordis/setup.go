@@ -8,6 +8,7 @@ import (
 	"github.com/cordis-agent/cordis/internal/claudecode"
 	"github.com/cordis-agent/cordis/internal/codexsetup"
 	"github.com/cordis-agent/cordis/internal/setup"
+	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop/commands"
 )
 
@@ -65,6 +66,12 @@ func (s userSetup) permissionFiles() permrules.Files {
 		Commands: s.commandFolders(),
 		Skills:   s.skillRoots(),
 	}
+}
+
+// permissionTrust is permissionFiles with the trust store of stateDir,
+// which holds the project rules and allowed-tools the user vouched for.
+func (s userSetup) permissionTrust(stateDir string) permrules.Trust {
+	return permrules.Trust{Store: trust.Open(stateDir), Files: s.permissionFiles()}
 }
 
 // skillRoots are Claude Code's skill roots, then Codex's (the same

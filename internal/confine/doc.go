@@ -34,9 +34,9 @@
 // a final symlink never followed: one system call per file where a Path
 // resolves every element of its path again.
 //
-// Concurrency: a Dirs is safe for use by any number of goroutines. A Dir
-// is counted (Retain, Release) and may be shared by goroutines while
-// held; its Entries are read once, by one. Its
-// directory handles are opened on first use and kept until Close; a Path
-// is valid until the Dirs it came from is closed.
+// Concurrency: a Dirs is safe for use by any number of goroutines; it
+// opens its directory handles on first use and keeps them until Close,
+// and a Path is valid until the Dirs it came from is closed. A Dir is
+// counted (Retain, Release) and may be shared by goroutines while held;
+// its Entries are read once, by one.
 package confine

@@ -392,6 +392,15 @@ func withMember(obj json.RawMessage, key string, val json.RawMessage) json.RawMe
 	}
 	var out bytes.Buffer
 	out.WriteByte('{')
+	member := func(name string, v json.RawMessage) {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(name)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
 	found := false
 	for dec.More() {
 		t, err := dec.Token()
@@ -403,22 +412,10 @@ func withMember(obj json.RawMessage, key string, val json.RawMessage) json.RawMe
 		if name == key {
 			v, found = val, true
 		}
-		if out.Len() > 1 {
-			out.WriteByte(',')
-		}
-		k, _ := json.Marshal(name)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(v)
+		member(name, v)
 	}
 	if !found {
-		if out.Len() > 1 {
-			out.WriteByte(',')
-		}
-		k, _ := json.Marshal(key)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(val)
+		member(key, val)
 	}
 	out.WriteByte('}')
 	return out.Bytes()

@@ -473,9 +473,7 @@ func loadFile(path, name string, source Source, read func() ([]byte, error)) (*P
 func argumentNames(v any) []string {
 	var out []string
 	add := func(s string) {
-		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-			out = append(out, n)
-		}
+		out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })...)
 	}
 	switch t := v.(type) {
 	case string:

@@ -150,8 +150,6 @@ func (s *grepSearch) searchFile(ctx context.Context, file grepFile, scratch *gre
 	return h
 }
 
-var errBinaryFile = errors.New("binary")
-
 // searchChunks streams the file through the scratch buffer, a chunk of
 // whole lines at a time, and searches each chunk at once.
 func (s *grepSearch) searchChunks(r io.Reader, h *fileHits, scratch *grepScratch) error {

@@ -47,13 +47,14 @@ func Parse(where string, data []byte) (File, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return File{}, nil
 	}
-	var top struct {
-		Servers json.RawMessage `json:"mcpServers"`
-	}
+	// Keys are read exactly, as Claude Code (JavaScript) reads them: Go's
+	// struct decoding would also take "MCPServers", which Claude Code
+	// ignores.
+	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return File{}, fmt.Errorf("%s: not valid JSON: %v", where, err)
 	}
-	return ParseServers(where, top.Servers)
+	return ParseServers(where, top["mcpServers"])
 }
 
 // ParseServers reads the value of an mcpServers key: an object of
@@ -213,11 +214,7 @@ func (s Server) Expand(lookup func(string) (string, bool)) (_ Server, missing []
 	return s, missing
 }
 
-// ExpandString expands ${VAR} and ${VAR:-default} in v as Expand does.
-func ExpandString(v string, lookup func(string) (string, bool)) (string, []string) {
-	return expand(v, lookup)
-}
-
+// expand expands ${VAR} and ${VAR:-default} in v, for Expand.
 func expand(v string, lookup func(string) (string, bool)) (string, []string) {
 	if !strings.Contains(v, "${") {
 		return v, nil
@@ -283,16 +280,20 @@ func ParseUser(where string, data []byte, projects []string) (User, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return u, nil
 	}
+	// Keys are read exactly, as in Parse.
 	var top struct {
-		Servers  json.RawMessage `json:"mcpServers"`
-		Projects map[string]struct {
-			Servers json.RawMessage `json:"mcpServers"`
-		} `json:"projects"`
+		Servers  json.RawMessage
+		Projects map[string]map[string]json.RawMessage
 	}
-	if err := json.Unmarshal(data, &top); err != nil {
+	var keys map[string]json.RawMessage
+	err := json.Unmarshal(data, &keys)
+	if err == nil && keys["projects"] != nil {
+		err = json.Unmarshal(keys["projects"], &top.Projects)
+	}
+	if err != nil {
 		return u, fmt.Errorf("%s: not valid JSON: %v", where, err)
 	}
-	var err error
+	top.Servers = keys["mcpServers"]
 	if u.Servers, err = ParseServers(where, top.Servers); err != nil {
 		return u, err
 	}
@@ -302,7 +303,7 @@ func ParseUser(where string, data []byte, projects []string) (User, error) {
 			continue
 		}
 		u.Project = p
-		u.Local, err = ParseServers(fmt.Sprintf("%s: projects[%q]", where, p), entry.Servers)
+		u.Local, err = ParseServers(fmt.Sprintf("%s: projects[%q]", where, p), entry["mcpServers"])
 		return u, err
 	}
 	return u, nil
