@@ -185,7 +185,8 @@ var grepSpec = readOnlySpec{operands: operandPatternPath, maxOperands: -1, deny:
 // readOnlyCommands are the commands (besides git, find, sed and cd, which
 // have their own checks) that only read files or print text.
 var readOnlyCommands = map[string]readOnlySpec{
-	"ls": {maxOperands: -1}, "cat": {maxOperands: -1}, "head": {maxOperands: -1, values: []string{"-n", "-c"}},
+	// ls -L -R walks into the directories symlinks lead to.
+	"ls": {maxOperands: -1, deny: []string{"-L", "--dereference"}}, "cat": {maxOperands: -1}, "head": {maxOperands: -1, values: []string{"-n", "-c"}},
 	"tail": {maxOperands: -1, values: []string{"-n", "-c"}}, "wc": {maxOperands: -1, deny: []string{"--files0-from"}}, "stat": {maxOperands: -1, values: []string{"-c"}},
 	"du": {maxOperands: -1, deny: []string{"--files0-from", "-L", "--dereference", "-X", "--exclude-from"}}, "df": {maxOperands: -1}, "nl": {maxOperands: -1}, "od": {maxOperands: -1},
 	"hexdump": {maxOperands: -1}, "strings": {maxOperands: -1}, "tac": {maxOperands: -1}, "rev": {maxOperands: -1},
@@ -214,7 +215,8 @@ var readOnlyCommands = map[string]readOnlySpec{
 	"groups": {operands: operandText, maxOperands: -1}, "basename": {operands: operandText, maxOperands: -1},
 	"dirname": {operands: operandText, maxOperands: -1}, "seq": {operands: operandText, maxOperands: 3},
 	"which": {operands: operandText, maxOperands: -1}, "type": {operands: operandText, maxOperands: -1},
-	"date": {operands: operandText, maxOperands: 1, deny: []string{"-s", "--set"}, values: []string{"-d", "-r", "--date", "--reference"},
+	// date -f reads dates from a file, and prints the lines it cannot read.
+	"date": {operands: operandText, maxOperands: 1, deny: []string{"-s", "--set", "-f", "--file"}, values: []string{"-d", "-r", "--date", "--reference"},
 		operand: func(s string) bool { return strings.HasPrefix(s, "+") }},
 }
 
@@ -252,6 +254,8 @@ func (ck *readOnlyCheck) generic(spec readOnlySpec, args []shellWord) bool {
 					}
 					if j == len(name)-1 {
 						takesValue = true
+					} else if !ck.flagValue(spec, name[j+1:]) {
+						return false // a value glued on (-f/etc/passwd) is checked too
 					}
 					break
 				}
@@ -350,9 +354,7 @@ func (ck *readOnlyCheck) cd(args []shellWord) bool {
 	if target == nil || !ck.path(*target) {
 		return false // cd alone goes home, cd - to the last directory
 	}
-	for _, p := range ck.candidates(*target) {
-		ck.bases = append(ck.bases, p)
-	}
+	ck.bases = append(ck.bases, ck.candidates(*target)...)
 	return true
 }
 
@@ -361,7 +363,10 @@ func (ck *readOnlyCheck) find(args []shellWord) bool {
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i].text
-		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+		// -L (and -follow below) would walk into the directories
+		// symlinks lead to; -H follows only the starting points, which
+		// are checked with their symlinks resolved.
+		if a == "-H" || a == "-P" || strings.HasPrefix(a, "-O") {
 			continue
 		}
 		if a == "-D" {
@@ -385,7 +390,7 @@ func (ck *readOnlyCheck) find(args []shellWord) bool {
 			return false // the shell would expand it into the expression
 		}
 		switch a.text {
-		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-follow", "-L":
 			return false
 		case "-files0-from":
 			if i+1 >= len(args) || !ck.path(args[i+1]) {

@@ -40,6 +40,9 @@ type simpleCommand struct {
 // here-documents, $'...' quoting and unterminated quotes. A false ok is
 // never a reason to allow anything.
 func parseShell(line string) (cmds []simpleCommand, ok bool) {
+	if strings.IndexByte(line, 0) >= 0 {
+		return nil, false // no shell reads past a NUL: what runs is not what was checked
+	}
 	var (
 		cur    simpleCommand
 		word   strings.Builder
@@ -158,6 +161,17 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 			}
 			inner := line[i+1 : i+1+end]
 			if strings.Contains(inner, ",") || strings.Contains(inner, "..") {
+				return nil, false
+			}
+			// bash reads the } of a pair without a comma as text and
+			// looks on for another: ""{},-delete} is the two words }
+			// and -delete, {0},} is 0}. A pair is kept only when no }
+			// follows in the word (git's @{u}..HEAD).
+			rest := line[i+2+end:]
+			if stop := strings.IndexAny(rest, " \t\n;&|<>()"); stop >= 0 {
+				rest = rest[:stop]
+			}
+			if strings.Contains(rest, "}") {
 				return nil, false
 			}
 			startWord()

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -32,10 +33,10 @@ type Config struct {
 // table is a problem and skipped.
 func ParseConfig(path string, data []byte) (Config, error) {
 	c := Config{Path: path, servers: map[string]map[string]any{}, trust: map[string]string{}}
-	var doc struct {
-		Servers  map[string]any `toml:"mcp_servers"`
-		Projects map[string]any `toml:"projects"`
-	}
+	// Keys are read exactly, as Codex (serde) reads them: go-toml's
+	// struct decoding would also take [MCP_SERVERS] or [Projects."/x"],
+	// which Codex ignores.
+	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
@@ -44,15 +45,20 @@ func ParseConfig(path string, data []byte) (Config, error) {
 		}
 		return c, fmt.Errorf("%s: %v (not a valid config.toml)", path, err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(doc.Servers)) {
-		t, ok := doc.Servers[name].(map[string]any)
+	servers, ok := doc["mcp_servers"].(map[string]any)
+	if !ok && doc["mcp_servers"] != nil {
+		c.Problems = append(c.Problems, fmt.Sprintf("%s: mcp_servers must be a table; skipped", path))
+	}
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		t, ok := servers[name].(map[string]any)
 		if !ok {
 			c.Problems = append(c.Problems, fmt.Sprintf("%s: mcp_servers.%s must be a table; skipped", path, name))
 			continue
 		}
 		c.servers[name] = t
 	}
-	for p, v := range doc.Projects {
+	projects, _ := doc["projects"].(map[string]any)
+	for p, v := range projects {
 		if t, ok := v.(map[string]any); ok {
 			if level, ok := t["trust_level"].(string); ok {
 				c.trust[filepath.Clean(p)] = level
@@ -78,7 +84,7 @@ func (c Config) Definition(name string) string {
 	}
 	data, err := json.Marshal(t)
 	if err != nil {
-		return fmt.Sprint(t) // TOML date-times marshal; this is not reached
+		return fmt.Sprint(t) // NaN and infinities have no JSON; the table printed (keys sorted) still names it
 	}
 	return string(data)
 }
@@ -187,6 +193,17 @@ type rawServer struct {
 // stdio server and `url` a streamable HTTP one, and a field of the other
 // transport is an error; keys Codex does not know are ignored.
 func parseServer(name string, t map[string]any) (MCPServer, error) {
+	// Go's decoder below matches keys in any letter case; Codex's only
+	// exactly, so "Command" or "ARGS" would be read where Codex ignores
+	// them.
+	fields := reflect.TypeFor[rawServer]()
+	for k := range t {
+		for i := range fields.NumField() {
+			if f := fields.Field(i).Tag.Get("json"); k != f && strings.EqualFold(k, f) {
+				return MCPServer{}, fmt.Errorf("the key %q is not %q (keys are case-sensitive)", k, f)
+			}
+		}
+	}
 	data, err := json.Marshal(t)
 	if err != nil {
 		return MCPServer{}, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,9 +15,22 @@ import (
 // FuzzDecodeStream feeds arbitrary bodies to the chunk decoder. The
 // response must agree with the streamed deltas, and tool_use blocks must
 // carry a JSON object or their raw arguments. Seeds live in
-// testdata/fuzz/FuzzDecodeStream.
+// testdata/fuzz/FuzzDecodeStream, and are also every authored stream of
+// the wire suite (wire/streams/openai: tool calls without an index,
+// reasoning in its several fields, error chunks, ...).
 func FuzzDecodeStream(f *testing.F) {
 	f.Add([]byte(chunkEvent(`{"content":"hi"}`, "stop") + done))
+	streams, err := filepath.Glob(filepath.Join("..", "..", "wire", "streams", "openai", "*.sse"))
+	if err != nil || len(streams) == 0 {
+		f.Fatalf("no wire streams to seed from: %v", err)
+	}
+	for _, p := range streams {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var deltas []llm.Delta
 		resp, err := decodeStream(bytes.NewReader(body), func(d llm.Delta) { deltas = append(deltas, d) })

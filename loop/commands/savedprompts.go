@@ -148,9 +148,10 @@ func ExpandSavedPrompt(body, args string) (string, error) {
 		if loc[0] > 0 && body[loc[0]-1] == '$' {
 			continue
 		}
-		v, ok := values[body[loc[0]+1:loc[1]]]
-		if !ok {
-			continue // $ARGUMENTS
+		name := body[loc[0]+1 : loc[1]]
+		v, ok := values[name]
+		if !ok || name == "ARGUMENTS" {
+			continue // $ARGUMENTS stays, even when an argument is named so
 		}
 		b.WriteString(body[last:loc[0]])
 		b.WriteString(v)
