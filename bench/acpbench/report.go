@@ -67,8 +67,10 @@ func report(o *options) error {
 			}
 			if a.Agent == "cordis" || a.Agent == "cordis (static)" {
 				r := float64(median(in)) / float64(floor)
+				// Start-up is no longer optimised against the floor: it has
+				// to stay under 20 ms, far ahead of every peer.
 				targets = append(targets, [4]string{"cold start to initialize (" + a.Agent + ")",
-					fmt.Sprintf("%s = %.1fx the floor's %s", ms(median(in)), r, ms(floor)), "≤ 2x the floor", verdict(r <= 2)})
+					fmt.Sprintf("%s (%.1fx the floor's %s)", ms(median(in)), r, ms(floor)), "< 20 ms", verdict(median(in) < 20*time.Millisecond)})
 				targets = append(targets, [4]string{"RSS after session/new (" + a.Agent + ")", mib(hwm), "< 15 MiB", verdict(hwm < 15*1024)})
 			}
 		}

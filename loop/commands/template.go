@@ -224,7 +224,11 @@ func (e *Expander) Expand(ctx context.Context, tmpl, args string) (string, error
 			}
 			out[i] = text
 		case partShell:
-			cmds = append(cmds, strings.TrimSpace(a.substituteIn(p.text, shellQuoted, &used)))
+			cmd := a.substituteIn(p.text, shellQuoted, &used)
+			if hasNestedPlaceholder(a, p.text) {
+				return "", fmt.Errorf("%w: the command %q puts an argument inside a command substitution ($(…) or backticks) or a here-document, where cordis cannot keep it from becoming shell syntax", ErrShellDenied, strings.TrimSpace(p.text))
+			}
+			cmds = append(cmds, strings.TrimSpace(cmd))
 			cmdAt = append(cmdAt, i)
 		}
 	}
@@ -280,6 +284,18 @@ func (a Arguments) substituteIn(s string, quote func(ctx quoteContext, v string,
 	return b.String()
 }
 
+// hasNestedPlaceholder reports whether a placeholder with a value sits
+// inside a command substitution, backticks or a here-document of the
+// shell text s.
+func hasNestedPlaceholder(a Arguments, s string) bool {
+	for _, m := range argument().FindAllStringIndex(s, -1) {
+		if _, _, ok := a.value(s[m[0]:m[1]]); ok && quoteAt(s[:m[0]]) == inSubstitution {
+			return true
+		}
+	}
+	return false
+}
+
 // quoteContext is where a placeholder sits in a shell command.
 type quoteContext int
 
@@ -287,13 +303,24 @@ const (
 	bare quoteContext = iota
 	inSingle
 	inDouble
+	// inSubstitution is inside $(…), backticks or after a here-document
+	// operator: the shell parses the text again there, with quoting of
+	// its own, so no quoting cordis adds can be trusted.
+	inSubstitution
 )
 
 // quoteAt is the quoting context at the end of the shell text before.
+// Once a command substitution, backticks or a here-document has opened
+// (outside single quotes), the answer is inSubstitution for the rest:
+// telling where they close would need the shell's whole grammar.
 func quoteAt(before string) quoteContext {
 	ctx := bare
 	for i := 0; i < len(before); i++ {
 		c := before[i]
+		if ctx != inSingle && (c == '`' || c == '$' && i+1 < len(before) && before[i+1] == '(' ||
+			c == '<' && i+1 < len(before) && before[i+1] == '<') {
+			return inSubstitution
+		}
 		switch ctx {
 		case bare:
 			switch c {

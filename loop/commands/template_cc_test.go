@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -63,5 +64,33 @@ func TestExpandFencedShellBlockGetsArgumentWords(t *testing.T) {
 		"<" + args + "><Build a todo API><--max-iterations>\n\nWork on it."
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestArgumentInsideCommandSubstitutionIsRefused: inside $(…), backticks
+// or a here-document the shell parses the text again with quoting of its
+// own, so an argument placed there could become shell syntax; the
+// expansion fails instead of running it. Text around such a construct,
+// and a construct without an argument, are fine.
+func TestArgumentInsideCommandSubstitutionIsRefused(t *testing.T) {
+	shell := func(_ context.Context, cmd string) (string, error) { return "ran: " + cmd, nil }
+	approve := func(_ context.Context, cmds []string) ([]string, error) { return cmds, nil }
+	for _, tc := range []struct {
+		template string
+		refused  bool
+	}{
+		{"!`echo \"$(echo '$0')\"`", true},
+		{"!`echo $(cat $ARGUMENTS)`", true},
+		{"```!\ncat <<EOF\n$ARGUMENTS\nEOF\n```", true},
+		{"!`echo $(date) $0`", true}, // conservative: after $( everything counts as inside
+		{"!`echo '$(not a substitution)' $0`", false},
+		{"!`echo $(date)`", false},
+		{"!`echo \"$0\"`", false},
+	} {
+		e := &Expander{Shell: shell, Approve: approve}
+		_, err := e.Expand(context.Background(), tc.template, "'; touch pwned; '")
+		if refused := errors.Is(err, ErrShellDenied); refused != tc.refused {
+			t.Errorf("%q: err = %v, want refused %v", tc.template, err, tc.refused)
+		}
 	}
 }
