@@ -168,15 +168,7 @@ func (q *requestQueue) push(r *request) {
 func (q *requestQueue) take(ctx context.Context) (*request, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.pending) == 0 && ctx.Err() == nil {
-		changed := q.changed
-		q.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-		}
-		q.mu.Lock()
-	}
+	q.waitLocked(ctx, func() bool { return len(q.pending) > 0 })
 	if ctx.Err() != nil {
 		return nil, false
 	}
@@ -200,7 +192,13 @@ func (q *requestQueue) finished() {
 func (q *requestQueue) waitIdle(ctx context.Context) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for (len(q.pending) > 0 || q.busy) && ctx.Err() == nil {
+	q.waitLocked(ctx, func() bool { return len(q.pending) == 0 && !q.busy })
+}
+
+// waitLocked waits, q.mu held, until done reports true or ctx has ended;
+// the lock is released while it waits for the next change.
+func (q *requestQueue) waitLocked(ctx context.Context, done func() bool) {
+	for !done() && ctx.Err() == nil {
 		changed := q.changed
 		q.mu.Unlock()
 		select {

@@ -239,15 +239,11 @@ func flattenForSummary(history []llm.Message) []llm.Message {
 			case llm.BlockToolUse:
 				fmt.Fprintf(&b, "[tool call %s: %s]\n", bl.Name, summarize(string(bl.Input), 1000))
 			case llm.BlockToolResult:
-				var res strings.Builder
-				for _, c := range bl.Content {
-					res.WriteString(c.Text)
-				}
 				label := "tool result"
 				if bl.IsError {
 					label = "tool error"
 				}
-				fmt.Fprintf(&b, "[%s: %s]\n", label, summarize(res.String(), 2000))
+				fmt.Fprintf(&b, "[%s: %s]\n", label, summarize(resultText(bl.Content), 2000))
 			case llm.BlockImage:
 				b.WriteString("[an image]\n")
 			}

@@ -61,15 +61,11 @@ func markdownTranscript(history []llm.Message) string {
 			case llm.BlockToolUse:
 				fmt.Fprintf(&b, "### Tool call: %s\n\n```json\n%s\n```\n\n", bl.Name, bl.Input)
 			case llm.BlockToolResult:
-				var out strings.Builder
-				for _, c := range bl.Content {
-					out.WriteString(c.Text)
-				}
 				label := "Tool result"
 				if bl.IsError {
 					label = "Tool error"
 				}
-				fmt.Fprintf(&b, "### %s\n\n```\n%s\n```\n\n", label, strings.TrimRight(out.String(), "\n"))
+				fmt.Fprintf(&b, "### %s\n\n```\n%s\n```\n\n", label, strings.TrimRight(resultText(bl.Content), "\n"))
 			}
 		}
 	}

@@ -32,6 +32,15 @@ func answerText(content []llm.Block) string {
 	return strings.TrimSpace(b.String())
 }
 
+// resultText is a tool result's text: its blocks' text, joined.
+func resultText(content []llm.Block) string {
+	var b strings.Builder
+	for _, c := range content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
 // requestMessages is the history as one model request carries it:
 // whitespace-only text left out (the API refuses it; the history keeps it
 // for display), messages of one role in a row joined, images replaced by

@@ -409,6 +409,16 @@ func (ck *readOnlyCheck) sed(args []shellWord) bool {
 	var scripts []string
 	var operands []shellWord
 	endOfFlags := false
+	// nextScript takes the argument after args[*i] as a script (-e S);
+	// false when there is none or it is a glob.
+	nextScript := func(i *int) bool {
+		if *i+1 >= len(args) || args[*i+1].glob {
+			return false
+		}
+		*i++
+		scripts = append(scripts, args[*i].text)
+		return true
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a.glob && (len(scripts) == 0 && len(operands) == 0 || strings.HasPrefix(a.text, "-")) {
@@ -420,14 +430,9 @@ func (ck *readOnlyCheck) sed(args []shellWord) bool {
 		case a.text == "--":
 			endOfFlags = true
 		case a.text == "-e" || a.text == "--expression":
-			if i+1 >= len(args) {
+			if !nextScript(&i) {
 				return false
 			}
-			i++
-			if args[i].glob {
-				return false
-			}
-			scripts = append(scripts, args[i].text)
 		case strings.HasPrefix(a.text, "--expression="):
 			scripts = append(scripts, strings.TrimPrefix(a.text, "--expression="))
 		case strings.HasPrefix(a.text, "--"):
@@ -443,14 +448,9 @@ func (ck *readOnlyCheck) sed(args []shellWord) bool {
 				case 'n', 'E', 'r', 's', 'u', 'z':
 				case 'e':
 					if j == len(a.text)-1 {
-						if i+1 >= len(args) {
+						if !nextScript(&i) {
 							return false
 						}
-						i++
-						if args[i].glob {
-							return false
-						}
-						scripts = append(scripts, args[i].text)
 					} else {
 						scripts = append(scripts, a.text[j+1:])
 					}
