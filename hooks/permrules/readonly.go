@@ -363,6 +363,9 @@ func (ck *readOnlyCheck) find(args []shellWord) bool {
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i].text
+		if args[i].glob && strings.HasPrefix(a, "-") {
+			return false // the shell would expand it into any option
+		}
 		// -L (and -follow below) would walk into the directories
 		// symlinks lead to; -H follows only the starting points, which
 		// are checked with their symlinks resolved.
@@ -370,6 +373,12 @@ func (ck *readOnlyCheck) find(args []shellWord) bool {
 			continue
 		}
 		if a == "-D" {
+			// Its argument names debug options; a glob there would be
+			// expanded by the shell into anything, a file named -delete
+			// included.
+			if i+1 >= len(args) || args[i+1].glob {
+				return false
+			}
 			i++
 			continue
 		}
