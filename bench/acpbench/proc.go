@@ -246,6 +246,9 @@ func (p *proc) stderrTail() string {
 // stop closes stdin, gives the agent a moment to exit on its own, then
 // kills what is left of its process group (the group this driver made).
 func (p *proc) stop() {
+	// A peer's helpers may have left its process group (a detached
+	// child); left running, they would slow whatever spawns next.
+	helpers := descendants(p.cmd.Process.Pid)[1:]
 	p.stdin.Close()
 	done := make(chan struct{})
 	go func() { p.cmd.Wait(); close(done) }()
@@ -255,8 +258,31 @@ func (p *proc) stop() {
 	}
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-done
+	for _, pid := range helpers {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	awaitGone(helpers, 5*time.Second)
 	if p.stderr != nil {
 		p.stderr.Close()
+	}
+}
+
+// awaitGone waits until none of pids is running (gone, or a zombie whose
+// reaper has not come yet), or until timeout.
+func awaitGone(pids []int, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for _, pid := range pids {
+		for time.Now().Before(deadline) {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil {
+				break
+			}
+			s := string(data)
+			if i := strings.LastIndexByte(s, ')'); i >= 0 && strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 }
 
