@@ -33,7 +33,7 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		"cat escape/secret", "cat a.txt > b.txt", "find . -delete", "sed -i s/a/b/ a.txt", "echo $(id)", "echo `id`",
 		"ls; rm -rf x", "git -c core.pager=sh log", "sort -o out a.txt", "cat <<EOF", "PATH=/tmp ls", "grep -f/etc/passwd a.txt",
 		"date -f/tmp/x", "date -f escape/secret", "find -L . -name secret", "find . -follow", "ls -RL", "tree -l", "cat {a,b}.txt", "sed 's/x/y/w out' a.txt", "cat ~/x",
-		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .",
+		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .", "find -D 0 *0",
 	} {
 		f.Add(s)
 	}
@@ -604,8 +604,16 @@ func oracleGit(args []oracleWord, bases, roots []string, home, outside string) s
 
 func oracleFind(args []oracleWord, bases, roots []string, home, outside string) string {
 	startingPoints := true
-	for len(args) > 0 && (args[0].text == "-H" || args[0].text == "-P" || strings.HasPrefix(args[0].text, "-O")) {
-		args = args[1:] // options before the starting points
+options: // before the starting points
+	for len(args) > 0 {
+		switch {
+		case args[0].text == "-H" || args[0].text == "-P" || strings.HasPrefix(args[0].text, "-O"):
+			args = args[1:]
+		case args[0].text == "-D" && len(args) > 1:
+			args = args[2:] // -D takes the debug options' names
+		default:
+			break options
+		}
 	}
 	for _, a := range args {
 		switch a.text {
