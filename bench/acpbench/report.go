@@ -65,12 +65,37 @@ func report(o *options) error {
 			if len(ok) < len(a.Runs) {
 				fmt.Fprintf(&coldText, "| | (%d of %d spawns failed: %s) | | | | | |\n", len(a.Runs)-len(ok), len(a.Runs), firstErr(a.Runs))
 			}
+		}
+		// The targets are checked against cordis's rounds of its own when
+		// peers took part (see coldstart).
+		own, ownNote := cold, ""
+		var alone []coldResult
+		if readJSON(o, "coldstart-alone", &alone) && len(alone) > 0 {
+			own, ownNote = alone, ", rounds without the peers"
+			fmt.Fprintf(&coldText, "\nThe same spawns in rounds of their own (%d each), without the peers: a peer's exit (seconds for claude-agent-acp) leaves the next spawn on idle cores, which on this virtual machine costs a cold program several milliseconds. The start-up targets are checked against these.\n\n| agent | initialize | session/new | initialize ÷ floor's | RSS (VmHWM) |\n|---|---|---|---|---|\n", len(alone[0].Runs))
+		}
+		ownFloor := floor
+		for _, a := range own {
+			if a.Agent == "floor" {
+				ownFloor = median(pick(okRuns(a.Runs), func(r coldRun) time.Duration { return r.Init }))
+			}
+		}
+		for _, a := range own {
+			ok := okRuns(a.Runs)
+			if len(ok) == 0 {
+				continue
+			}
+			in := pick(ok, func(r coldRun) time.Duration { return r.Init })
+			hwm := medianInt(pickInt(ok, func(r coldRun) int64 { return r.Memory.HWM }))
+			if ownNote != "" {
+				fmt.Fprintf(&coldText, "| %s | %s | %s | %s | %s |\n", a.Agent, spread(in), spread(pick(ok, func(r coldRun) time.Duration { return r.New })), ratio(median(in), ownFloor), mib(hwm))
+			}
 			if a.Agent == "cordis" || a.Agent == "cordis (static)" {
-				r := float64(median(in)) / float64(floor)
+				r := float64(median(in)) / float64(ownFloor)
 				// Start-up is no longer optimised against the floor: it has
 				// to stay under 20 ms, far ahead of every peer.
-				targets = append(targets, [4]string{"cold start to initialize (" + a.Agent + ")",
-					fmt.Sprintf("%s (%.1fx the floor's %s)", ms(median(in)), r, ms(floor)), "< 20 ms", verdict(median(in) < 20*time.Millisecond)})
+				targets = append(targets, [4]string{"cold start to initialize (" + a.Agent + ownNote + ")",
+					fmt.Sprintf("%s (%.1fx the floor's %s)", ms(median(in)), r, ms(ownFloor)), "< 20 ms", verdict(median(in) < 20*time.Millisecond)})
 				targets = append(targets, [4]string{"RSS after session/new (" + a.Agent + ")", mib(hwm), "< 15 MiB", verdict(hwm < 15*1024)})
 			}
 		}
