@@ -132,23 +132,20 @@ type exitRun struct {
 	Runs []time.Duration `json:"runsNs"`
 }
 
-func exits(o *options) []struct {
+// exitProgram is a program timed from spawn to exit.
+type exitProgram struct {
 	name string
 	argv []string
-} {
-	out := []struct {
-		name string
-		argv []string
-	}{
+}
+
+func exits(o *options) []exitProgram {
+	out := []exitProgram{
 		{"floor (stdin at EOF)", []string{o.floor}},
 		{"relay without arguments (Go + net/http)", []string{o.relay}},
 		{"cordis version", []string{o.cordis, "version"}},
 	}
 	if o.static != "" {
-		out = append(out, struct {
-			name string
-			argv []string
-		}{"cordis (static) version", []string{o.static, "version"}})
+		out = append(out, exitProgram{"cordis (static) version", []string{o.static, "version"}})
 	}
 	return out
 }
@@ -165,10 +162,10 @@ func exitOnce(argv []string) time.Duration {
 // round-robin with a rotating order, so that load from other users of the
 // machine falls on all of them alike; the programs of exits run in the
 // same rounds. When peers take part, cordis and the floor are then
-// measured again in rounds of their own (coldstart-alone): a peer's
-// seconds of exit leave the next spawn on idle cores, which on a virtual
-// machine costs a cold program several milliseconds, and those figures
-// are the ones start-up targets are checked against.
+// measured again in rounds of their own (coldstart-alone): waiting for a
+// peer to end (seconds for claude-agent-acp) leaves the next spawn on idle
+// cores, which on a virtual machine costs a cold program milliseconds;
+// the start-up targets are checked against these rounds.
 func coldstart(o *options) error {
 	as := agents(o)
 	ex := exits(o)
@@ -190,10 +187,7 @@ func coldstart(o *options) error {
 }
 
 // coldRounds runs the rounds of coldstart for as and ex.
-func coldRounds(o *options, as []agent, ex []struct {
-	name string
-	argv []string
-}) ([]coldResult, []exitRun) {
+func coldRounds(o *options, as []agent, ex []exitProgram) ([]coldResult, []exitRun) {
 	results := make([]coldResult, len(as))
 	for i, a := range as {
 		results[i].Agent = a.name
