@@ -37,11 +37,16 @@ func TestRunAllBoundsConcurrency(t *testing.T) {
 	}
 	dir := t.TempDir()
 	n := maxParallel + 1
-	const timeout = 3 * time.Second
+	// The last command waits out the others' timeout in the queue, longer
+	// than its own: counted from the queue, it would time out at once;
+	// counted from its start, it has seconds for a shell and a mkdir,
+	// even on a loaded machine.
+	const timeout, lastTimeout = 6 * time.Second, 5 * time.Second
 	cmds := make([]Command, n)
 	for i := range cmds {
 		cmds[i] = Command{Command: barrier(dir, i, n), Timeout: timeout, Grace: 100 * time.Millisecond}
 	}
+	cmds[n-1].Timeout = lastTimeout
 	res := RunAll(context.Background(), cmds, false)
 	for i, r := range res[:n-1] {
 		if !r.TimedOut {
