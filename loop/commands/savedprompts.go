@@ -191,41 +191,7 @@ func expandPositional(body string, words []string) string {
 	}
 }
 
-// shellWords splits arguments as a POSIX shell splits words: on blanks,
-// with 'single' and "double" quoted runs kept together and their quotes
-// removed, and a backslash taking the next character literally (outside
-// single quotes).
-func shellWords(s string) []string {
-	var out []string
-	var cur strings.Builder
-	var quote rune
-	escaped, has := false, false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped, has = false, true
-		case r == '\\' && quote != '\'':
-			escaped, has = true, true
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, has = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if has {
-				out = append(out, cur.String())
-				cur.Reset()
-				has = false
-			}
-		default:
-			cur.WriteRune(r)
-			has = true
-		}
-	}
-	if has {
-		out = append(out, cur.String())
-	}
-	return out
-}
+// shellWords splits arguments as a POSIX shell splits words (Codex's
+// saved prompts): splitWords with a backslash taking the next character
+// literally outside single quotes.
+func shellWords(s string) []string { return splitWords(s, true) }

@@ -377,16 +377,25 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// splitArgs splits arguments as a shell splits words: on blanks, with
-// "double" and 'single' quoted runs kept together and their quotes
-// removed.
-func splitArgs(s string) []string {
+// splitArgs splits a Claude command's arguments: splitWords without
+// backslash escapes (a backslash stays as typed).
+func splitArgs(s string) []string { return splitWords(s, false) }
+
+// splitWords splits s on blanks, with "double" and 'single' quoted runs
+// kept together and their quotes removed; with escapes, a backslash
+// outside single quotes takes the next character literally.
+func splitWords(s string, escapes bool) []string {
 	var out []string
 	var cur strings.Builder
 	var quote rune
-	has := false
+	escaped, has := false, false
 	for _, r := range s {
 		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped, has = false, true
+		case escapes && r == '\\' && quote != '\'':
+			escaped, has = true, true
 		case quote != 0 && r == quote:
 			quote = 0
 		case quote != 0:
