@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -413,6 +414,10 @@ type legacy struct {
 	out      chan []byte // messages for the stream
 	end      chan struct{}
 	endOnce  sync.Once
+	// cutPosts makes the server go away as a crashing one does: the next
+	// POST's connection is closed unanswered and the stream ends a moment
+	// later.
+	cutPosts atomic.Bool
 }
 
 func newLegacy(t *testing.T, endpoint string) *legacy {
@@ -445,6 +450,13 @@ func (l *legacy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	l.posts <- r.URL.String()
+	if l.cutPosts.Load() {
+		time.AfterFunc(100*time.Millisecond, l.closeStream)
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
+	}
 	var m rpc
 	json.NewDecoder(r.Body).Decode(&m)
 	w.WriteHeader(http.StatusAccepted)
@@ -479,6 +491,19 @@ func TestLegacySSERelativeEndpoint(t *testing.T) {
 	l.closeStream()
 	if got := call(t, tool, `{}`); !got.IsError || !strings.Contains(got.Text, "closed its event stream") {
 		t.Errorf("t after the stream ended = %+v", got)
+	}
+}
+
+// A POST cut off a moment before the stream ends is the server going
+// away, not a failure of one call: the model is told the server closed its
+// stream and its tools are gone.
+func TestLegacySSEPostCutAsTheStreamEnds(t *testing.T) {
+	l := newLegacy(t, "messages")
+	m := start(t, mcp.Options{}, mcp.Spec{Name: "old", Type: "sse", URL: l.srv.URL + "/base/sse"})
+	tool := find(t, m.Tools(context.Background()), "mcp__old__t")
+	l.cutPosts.Store(true)
+	if got := call(t, tool, `{}`); !got.IsError || !strings.Contains(got.Text, "closed its event stream") {
+		t.Errorf("t as the server went away = %+v", got)
 	}
 }
 

@@ -412,6 +412,24 @@ func (s *server) waitExit(p *proc.Process) bool {
 	}
 }
 
+// endedWait bounds waitEnded: a request can fail (a POST cut off) a moment
+// before the client notices that the server closed its stream.
+const endedWait = 500 * time.Millisecond
+
+// waitEnded gives an http or sse connection whose request failed a moment
+// to end, so the message can say the server went away. It reports whether
+// the connection has ended.
+func (s *server) waitEnded() bool {
+	t := time.NewTimer(min(s.m.opts.StopGrace, endedWait))
+	defer t.Stop()
+	select {
+	case <-s.ended:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // fail records why the server is unusable and releases what it holds.
 func (s *server) fail(err error) error {
 	s.mu.Lock()
@@ -485,12 +503,8 @@ func (s *server) brokenConnection(err error) error {
 		}
 		gone = s.exitError("stopped")
 	} else {
-		select {
-		case <-s.ended:
-		default:
-			if !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, sdk.ErrSessionMissing) {
-				return nil
-			}
+		if !errors.Is(err, sdk.ErrConnectionClosed) && !errors.Is(err, sdk.ErrSessionMissing) && !s.waitEnded() {
+			return nil
 		}
 		gone = s.lostConnection(err)
 	}
