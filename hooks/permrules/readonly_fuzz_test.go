@@ -33,7 +33,7 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		"cat escape/secret", "cat a.txt > b.txt", "find . -delete", "sed -i s/a/b/ a.txt", "echo $(id)", "echo `id`",
 		"ls; rm -rf x", "git -c core.pager=sh log", "sort -o out a.txt", "cat <<EOF", "PATH=/tmp ls", "grep -f/etc/passwd a.txt",
 		"date -f/tmp/x", "date -f escape/secret", "find -L . -name secret", "find . -follow", "ls -RL", "tree -l", "cat {a,b}.txt", "sed 's/x/y/w out' a.txt", "cat ~/x",
-		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .", "find -D 0 *0",
+		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .", "find -D 0 *0", `find . ""{}";",-delete}`, `find {}," "}`, `find . ""{},-delete" "}`,
 	} {
 		f.Add(s)
 	}

@@ -203,6 +203,11 @@ func TestReadOnlyCommand(t *testing.T) {
 		"find . -execdir cat {} +",
 		"find . -ok rm {} \\;",
 		"find . -fprint out.txt",
+		// Brace expansion bash does and a word-by-word reading misses:
+		// the first is find . "};" -delete.
+		`find . ""{}";",-delete}`,
+		`find . ""{},-delete" "}`,
+		`find . ""{},-delete}`,
 		"find /",
 		"find . -name *.txt",
 		"FOO=1 ls",

@@ -165,13 +165,10 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 			}
 			// bash reads the } of a pair without a comma as text and
 			// looks on for another: ""{},-delete} is the two words }
-			// and -delete, {0},} is 0}. A pair is kept only when no }
-			// follows in the word (git's @{u}..HEAD).
-			rest := line[i+2+end:]
-			if stop := strings.IndexAny(rest, " \t\n;&|<>()"); stop >= 0 {
-				rest = rest[:stop]
-			}
-			if strings.Contains(rest, "}") {
+			// and -delete, {0},} is 0}, and ""{}";",-delete} is };
+			// and -delete. A pair is kept only when no } follows in
+			// the word, quoted or not (git's @{u}..HEAD).
+			if strings.Contains(restOfWord(line, i+2+end), "}") {
 				return nil, false
 			}
 			startWord()
@@ -281,4 +278,31 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// restOfWord is line from start to the end of the shell word it is in:
+// up to the first blank or ;&|<>() outside quotes, a backslash taking the
+// next byte along. An unterminated quote runs to the end of the line.
+func restOfWord(line string, start int) string {
+	for i := start; i < len(line); i++ {
+		switch line[i] {
+		case ' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')':
+			return line[start:i]
+		case '\\':
+			i++
+		case '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return line[start:]
+			}
+			i += 1 + end
+		case '"':
+			for i++; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return line[start:]
 }
