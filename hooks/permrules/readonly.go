@@ -793,6 +793,71 @@ func (ck *readOnlyCheck) git(args []shellWord) bool {
 // is asked about rather than every match checked.
 const maxGlobMatches = 1000
 
+// globBudget is how many directory entries a glob may read before the
+// command is asked about: */*/*/*/*/* over node_modules would otherwise
+// hold up the permission decision for seconds. A variable so that tests
+// can lower it.
+var globBudget = 20000
+
+// boundedGlob is filepath.Glob (the same matching, dot names included,
+// which over-approximates the shell) that gives up, ok false, on a bad
+// pattern, past maxGlobMatches matches or past globBudget directory
+// entries read.
+func boundedGlob(pattern string) (matches []string, ok bool) {
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, false
+	}
+	budget := globBudget
+	var glob func(pattern string) ([]string, bool)
+	glob = func(pattern string) ([]string, bool) {
+		if !strings.ContainsAny(pattern, `*?[\`) {
+			if _, err := os.Lstat(pattern); err != nil {
+				return nil, true
+			}
+			return []string{pattern}, true
+		}
+		dir, file := filepath.Split(pattern)
+		switch dir {
+		case "":
+			dir = "."
+		case string(filepath.Separator):
+		default:
+			dir = dir[:len(dir)-1]
+		}
+		dirs := []string{dir}
+		if strings.ContainsAny(dir, `*?[\`) {
+			var ok bool
+			if dirs, ok = glob(dir); !ok {
+				return nil, false
+			}
+		}
+		var out []string
+		for _, d := range dirs {
+			f, err := os.Open(d)
+			if err != nil {
+				continue
+			}
+			names, err := f.Readdirnames(budget + 1)
+			f.Close()
+			if budget -= len(names); budget < 0 {
+				return nil, false
+			}
+			if err != nil && len(names) == 0 {
+				continue // not a directory, or unreadable
+			}
+			for _, name := range names {
+				if matched, _ := filepath.Match(file, name); matched {
+					if out = append(out, filepath.Join(d, name)); len(out) > maxGlobMatches {
+						return nil, false
+					}
+				}
+			}
+		}
+		return out, true
+	}
+	return glob(pattern)
+}
+
 // path checks that a word naming a file stays inside the session's
 // directories, from every base a relative path may start at: lexically,
 // with symlinks resolved, and, for a glob, every file it matches (none
@@ -821,11 +886,13 @@ func (ck *readOnlyCheck) path(w shellWord) bool {
 				}
 			}
 		}
-		matches, err := filepath.Glob(p)
-		if err != nil || len(matches) > maxGlobMatches {
+		// Where the pattern starts must be inside before anything is
+		// listed: /*/*/*/*/* would read the whole disk.
+		if !ck.inside(resolvePath(globDir(p))) {
 			return false
 		}
-		if len(matches) == 0 && !ck.inside(resolvePath(globDir(p))) {
+		matches, ok := boundedGlob(p)
+		if !ok {
 			return false
 		}
 		for _, m := range matches {

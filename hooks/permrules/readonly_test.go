@@ -1,6 +1,7 @@
 package permrules
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -316,6 +317,37 @@ func TestReadOnlyCommand(t *testing.T) {
 	}
 	if n := len(allowed) + len(asked); n < 200 {
 		t.Errorf("only %d commands in the table", n)
+	}
+}
+
+// A glob is listed only from inside the session, and only so far: one
+// starting outside is asked about before anything is read, and one that
+// would read more directory entries than the budget is asked about
+// rather than walked to its end.
+func TestReadOnlyGlobsAreBounded(t *testing.T) {
+	dirs, _ := readOnlyTree(t)
+	for i := range 3 {
+		for j := range 40 {
+			p := filepath.Join(dirs.Cwd, "many", fmt.Sprint(i), fmt.Sprintf("f%d.txt", j))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !ReadOnlyCommand("cat many/*/*.txt", dirs) {
+		t.Fatal("a glob over 123 entries inside the session was asked about")
+	}
+	saved := globBudget
+	globBudget = 100
+	t.Cleanup(func() { globBudget = saved })
+	if ReadOnlyCommand("cat many/*/*.txt", dirs) {
+		t.Error("a glob reading 123 directory entries ran unasked with a budget of 100")
+	}
+	if ReadOnlyCommand("ls /*/*/*/*", dirs) || ReadOnlyCommand("ls ../*", dirs) {
+		t.Error("a glob starting outside the session ran unasked")
 	}
 }
 
