@@ -33,7 +33,7 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		"cat escape/secret", "cat a.txt > b.txt", "find . -delete", "sed -i s/a/b/ a.txt", "echo $(id)", "echo `id`",
 		"ls; rm -rf x", "git -c core.pager=sh log", "sort -o out a.txt", "cat <<EOF", "PATH=/tmp ls", "grep -f/etc/passwd a.txt",
 		"date -f/tmp/x", "date -f escape/secret", "find -L . -name secret", "find . -follow", "ls -RL", "tree -l", "cat {a,b}.txt", "sed 's/x/y/w out' a.txt", "cat ~/x",
-		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .", "find -D 0 *0", `find . ""{}";",-delete}`, `find {}," "}`, `find . ""{},-delete" "}`,
+		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .", "find -D 0 *0", `find . ""{}";",-delete}`, `find {}," "}`, `find . ""{},-delete" "}`, "date -d -d..", "date -r ../x", "ls /*/*/*/*",
 	} {
 		f.Add(s)
 	}
@@ -378,9 +378,27 @@ func attachedPath(program string, w oracleWord) string {
 }
 
 func oracleText(name string, args []oracleWord, bases, roots []string, home, outside string) string {
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a.glob {
 			return "a glob the shell expands against files"
+		}
+		// date -d STRING and -r FILE take the next word whole (date -d -d..
+		// is the date string "-d.."); a value that looks like a path is
+		// checked as one.
+		if name == "date" && i+1 < len(args) && (a.text == "--date" || a.text == "--reference" ||
+			!strings.HasPrefix(a.text, "--") && len(a.text) > 1 && strings.IndexAny(a.text[1:], "dr") == len(a.text)-2) {
+			i++
+			v := args[i]
+			if v.glob {
+				return "a glob the shell expands against files"
+			}
+			if strings.HasPrefix(v.text, "/") || v.tilde || strings.HasPrefix(v.text, "..") {
+				if why := oracleOutside(v, bases, roots, home, outside); why != "" {
+					return why
+				}
+			}
+			continue
 		}
 		switch {
 		case name == "printf" && strings.Contains(shortFlags(a), "v"):
