@@ -5,11 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/acp/acptest"
 )
 
 // Through the binary in default mode, as Claude Code behaves: the
@@ -17,16 +19,8 @@ import (
 // request, while `git commit -m x` and `git status > status.txt` (a
 // redirection into a file) are asked about.
 func TestReadOnlyCommandsRunUnaskedThroughTheBinary(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	ctx := testCtx(t)
-	state, work := t.TempDir(), t.TempDir()
-	git := exec.Command("git", "init", "-q", work)
-	git.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	state, work := t.TempDir(), gitRepo(t)
 	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
 
 	model := newFakeModel(t,
@@ -35,16 +29,7 @@ func TestReadOnlyCommandsRunUnaskedThroughTheBinary(t *testing.T) {
 		toolReply("toolu_3", "Bash", `{"command":"git commit -m x"}`), textReply("ok"),
 		toolReply("toolu_4", "Bash", `{"command":"git status > status.txt"}`), textReply("ok"))
 	e, _ := startAgent(t, model, state, work)
-	var (
-		mu    sync.Mutex
-		asked []string
-	)
-	e.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		asked = append(asked, p.ToolCall.Title)
-		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermRejectOnce}}, nil
-	}
+	asked := recordPermissions(e, acp.PermRejectOnce)
 	e.Initialize(ctx, acp.ClientCapabilities{})
 	sid := e.NewSession(ctx, work).SessionID
 	for _, text := range []string{"status", "log", "commit", "redirect"} {
@@ -54,9 +39,7 @@ func TestReadOnlyCommandsRunUnaskedThroughTheBinary(t *testing.T) {
 	}
 	e.Close()
 
-	mu.Lock()
-	defer mu.Unlock()
-	if got := strings.Join(asked, " | "); got != "git commit -m x | git status > status.txt" {
+	if got := strings.Join(asked.titles(), " | "); got != "git commit -m x | git status > status.txt" {
 		t.Errorf("asked about %q, want only the commit and the redirection", got)
 	}
 	model.mu.Lock()
@@ -75,32 +58,15 @@ func TestReadOnlyCommandsRunUnaskedThroughTheBinary(t *testing.T) {
 // while `touch made.txt` is refused as plan mode refuses every write (the
 // user is not asked either).
 func TestReadOnlyCommandsRunInPlanModeThroughTheBinary(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	ctx := testCtx(t)
-	state, work := t.TempDir(), t.TempDir()
-	git := exec.Command("git", "init", "-q", work)
-	git.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	state, work := t.TempDir(), gitRepo(t)
 	os.WriteFile(filepath.Join(work, "plan-notes.txt"), []byte("a\n"), 0o644)
 
 	model := newFakeModel(t,
 		toolReply("toolu_1", "Bash", `{"command":"git status && ls"}`), textReply("ok"),
 		toolReply("toolu_2", "Bash", `{"command":"touch made.txt"}`), textReply("ok"))
 	e, _ := startAgent(t, model, state, work)
-	var (
-		mu    sync.Mutex
-		asked []string
-	)
-	e.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		asked = append(asked, p.ToolCall.Title)
-		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: acp.PermAllowOnce}}, nil
-	}
+	asked := recordPermissions(e, acp.PermAllowOnce)
 	e.Initialize(ctx, acp.ClientCapabilities{})
 	sid := e.NewSession(ctx, work).SessionID
 	setMode(t, e, sid, "plan")
@@ -111,10 +77,8 @@ func TestReadOnlyCommandsRunInPlanModeThroughTheBinary(t *testing.T) {
 	}
 	e.Close()
 
-	mu.Lock()
-	defer mu.Unlock()
-	if len(asked) != 0 {
-		t.Errorf("asked about %q in plan mode, want nothing asked", asked)
+	if got := asked.titles(); len(got) != 0 {
+		t.Errorf("asked about %q in plan mode, want nothing asked", got)
 	}
 	model.mu.Lock()
 	requests := strings.Join(model.requests, "\n")
@@ -128,4 +92,45 @@ func TestReadOnlyCommandsRunInPlanModeThroughTheBinary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "made.txt")); err == nil {
 		t.Error("touch ran in plan mode")
 	}
+}
+
+// gitRepo is a fresh git repository, or skips the test without git.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	work := t.TempDir()
+	git := exec.Command("git", "init", "-q", work)
+	git.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	return work
+}
+
+// permissionLog records the titles of the permission requests an editor
+// answered.
+type permissionLog struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (l *permissionLog) titles() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.asked)
+}
+
+// recordPermissions answers every permission request with option and
+// records its title.
+func recordPermissions(e *acptest.Editor, option string) *permissionLog {
+	l := &permissionLog{}
+	e.OnPermission = func(_ context.Context, p *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.asked = append(l.asked, p.ToolCall.Title)
+		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: option}}, nil
+	}
+	return l
 }
