@@ -28,7 +28,9 @@
 // A process group may outlive cordis only if cordis dies without running
 // its own cleanup (SIGKILL, a crash): on Linux a watchdog, a small shell
 // loop started with the first group, then kills every group still
-// registered (watchdog_linux.go). Processes that left their group
+// registered (watchdog_linux.go). The watchdog gets an environment of its
+// own (PATH only), never cordis's: its /proc/<pid>/environ is readable by
+// the user's other processes. Processes that left their group
 // (setsid) are out of its reach in that case.
 //
 // Concurrency: Run is safe for concurrent use; each call owns its process

@@ -31,6 +31,9 @@ done
 for pg in $live; do kill -KILL "-$pg" 2>/dev/null; done
 `
 
+// watchdogEnv is the watchdog's whole environment.
+var watchdogEnv = []string{"PATH=/usr/bin:/bin"}
+
 var watchdog struct {
 	once sync.Once
 	w    *os.File // nil when the watchdog could not start
@@ -45,6 +48,12 @@ func startWatchdog() {
 			return
 		}
 		cmd := exec.Command("/bin/sh", "-c", watchdogScript)
+		// An explicit environment, not cordis's: the watchdog lives as
+		// long as cordis, and any process of the same user can read its
+		// /proc/<pid>/environ, so an inherited provider key would be
+		// exposed there (issue 27). The script uses only builtins; PATH
+		// is there for a shell that looks kill up anyway.
+		cmd.Env = watchdogEnv
 		cmd.Stdin = r // stdout and stderr: /dev/null, never the protocol
 		if err := hardening.Start(cmd.Start); err != nil {
 			r.Close()
