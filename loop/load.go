@@ -62,6 +62,10 @@ func (a *Agent) reopen(ctx context.Context, id, cwd string, extra []string, mcpS
 		return nil, acp.SessionNotFound(id)
 	case errors.Is(err, sessionlog.ErrLocked):
 		return nil, acp.InvalidRequest("session %s is open in another cordis process (another editor window?); close it there, then load it again", id)
+	case errors.Is(err, sessionlog.ErrNoEvents):
+		// Not a damaged log that loads up to the damage: nothing in it is
+		// a session, and an empty session in its place would hide that.
+		return nil, acp.InternalError("session %s cannot be loaded: %v; the file was left as it is", id, err)
 	case err != nil:
 		return nil, acp.InternalError("session %s cannot be loaded: %v", id, err)
 	}

@@ -35,7 +35,9 @@
 // Load, which session/load uses, recovers instead: it keeps every event
 // before the first inconsistency, saves the rest beside the log
 // (DroppedPath) and cuts it off so that appends continue a sound log, and
-// reports what it dropped (Writer.Dropped).
+// reports what it dropped (Writer.Dropped). A file of which it would keep
+// nothing (not one line is the first event) is no damaged log: Load refuses
+// it (ErrNoEvents) and leaves it untouched; an empty file loads.
 //
 // # Following
 //

@@ -18,7 +18,13 @@ import (
 // is a warning, for the caller to show the user.
 //
 // A line of a newer log version is not a defect to cut off but a log this
-// build cannot continue: Load refuses it with a *FormatError.
+// build cannot continue: Load refuses it with a *FormatError. So is a
+// file with lines of which not one is kept (the first is no event):
+// that is not a damaged log but something else (garbage, another
+// format), and loading it as an empty session would hide that; the error
+// wraps ErrNoEvents, names the file and leaves it as it is. An empty file
+// loads as a session without events: it is what a crash between Create
+// and the first Append leaves, and there is nothing in it to lose.
 func Load(path string, opts ...Option) (*Writer, []Event, []string, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
@@ -36,6 +42,10 @@ func Load(path string, opts ...Option) (*Writer, []Event, []string, error) {
 	}
 	return w, events, w.warnings, nil
 }
+
+// ErrNoEvents is why Load refuses a file none of whose lines it can keep
+// as an event.
+var ErrNoEvents = errors.New("not a session log: no event could be read from it")
 
 // Dropped describes what Load cut off a damaged log (the zero value: nothing
 // but, at most, a torn last line).
@@ -68,6 +78,11 @@ func (w *Writer) recoverPrefix() ([]Event, error) {
 	}
 	if p.bad != nil && isVersionError(p.bad.Err) {
 		return nil, p.bad
+	}
+	if p.bad != nil && len(p.events) == 0 {
+		// Checked before anything is cut off or saved aside: the file is
+		// left exactly as it was.
+		return nil, &FormatError{Path: w.path, Line: p.bad.Line, Err: fmt.Errorf("%w (%v)", ErrNoEvents, p.bad.Err)}
 	}
 	w.seq, w.size = int64(len(p.events)), p.end
 	if p.bad != nil {

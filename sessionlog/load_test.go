@@ -84,3 +84,39 @@ func TestLoadTornTailAndNewerVersion(t *testing.T) {
 		t.Fatalf("a newer log was changed: %q", got)
 	}
 }
+
+// A file of which Load would keep no event is refused with ErrNoEvents
+// naming it, and left exactly as it was (before, a lone torn line was cut
+// off and garbage moved aside, leaving an empty session); an empty file
+// loads as a log without events that appends continue.
+func TestLoadRefusesAFileWithoutEvents(t *testing.T) {
+	for name, content := range map[string]string{
+		"garbage":         "\x00\xffnot a log\nmore\n",
+		"one torn line":   `{"v":1,"seq":1,"ty`,
+		"blank line":      "\n",
+		"out of sequence": ln(2) + ln(3),
+	} {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		writeFile(t, path, content)
+		_, _, _, err := Load(path)
+		if !errors.Is(err, ErrNoEvents) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: Load = %v, want ErrNoEvents naming %s", name, err, path)
+		}
+		if got := readFile(t, path); got != content {
+			t.Errorf("%s: the file became %q", name, got)
+		}
+		if saved, _ := filepath.Glob(path + ".dropped-*"); len(saved) > 0 {
+			t.Errorf("%s: saved aside in %v", name, saved)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, path, "")
+	w, events, _, err := Load(path)
+	if err != nil || len(events) != 0 {
+		t.Fatalf("Load of an empty file = %d events, %v", len(events), err)
+	}
+	defer w.Close()
+	if ev, err := w.Append("notice", map[string]int{"n": 1}); err != nil || ev.Seq != 1 {
+		t.Fatalf("Append after loading an empty file = seq %d, %v", ev.Seq, err)
+	}
+}
