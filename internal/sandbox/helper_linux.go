@@ -1,0 +1,214 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Command returns the command line that runs path with args confined by p
+// through the helper, for a process cordis does not start itself (an
+// editor terminal runs it). The helper puts the command in namespaces of
+// its own and dies with it: when the terminal's process is killed, nothing
+// the command started survives. It fails where the policy cannot be
+// enforced here.
+func Command(p *Policy, path string, args ...string) (string, []string, error) {
+	q := p.Clone()
+	q.DieWithParent = true
+	if err := Check().usable(q); err != nil {
+		return "", nil, err
+	}
+	policy, err := q.encode()
+	if err != nil {
+		return "", nil, err
+	}
+	self, err := helperPath()
+	if err != nil {
+		return "", nil, err
+	}
+	return self, append([]string{HelperVerb, policy, "--", path}, args...), nil
+}
+
+// helperPath is the running cordis binary, as a path another process can
+// start (an editor terminal cannot use /proc/self/exe).
+var helperPath = sync.OnceValues(func() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: cannot find the cordis binary for the helper: %w", err)
+	}
+	return p, nil
+})
+
+// Main is the helper; cmd/cordis calls it, before anything else, when its
+// first argument is HelperVerb or innerVerb (args are the rest), and exits
+// with what it returns.
+//
+// The outer stage (HelperVerb, started by an editor terminal) starts the
+// inner stage in new namespaces with a parent-death signal, forwards
+// signals to it and exits as it does. The inner stage (started by the
+// outer one, or directly by Start) is the first process of its PID
+// namespace: it mounts the protected paths read-only, restricts a thread,
+// starts the command from it, reaps every orphan and exits with the
+// command's status; its exit kills whatever the command left running.
+func Main(verb string, args []string) int {
+	if len(args) < 3 || args[1] != "--" {
+		return fail(errors.New("usage: cordis " + HelperVerb + " POLICY -- PROGRAM [ARG...]"))
+	}
+	p, err := decodePolicy(args[0])
+	if err != nil {
+		return fail(err)
+	}
+	switch verb {
+	case HelperVerb:
+		return outer(args)
+	case innerVerb:
+		return inner(p, args[2], args[3:])
+	}
+	return fail(errors.New("unknown helper stage " + verb))
+}
+
+func fail(err error) int {
+	fmt.Fprintln(os.Stderr, UnenforcedPrefix+err.Error())
+	return ExitUnenforced
+}
+
+// outer starts the inner stage and mirrors it.
+func outer(args []string) int {
+	runtime.LockOSThread() // the parent-death signal follows this thread
+	cmd := exec.Command("/proc/self/exe", append([]string{innerVerb}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	setNamespaces(cmd.SysProcAttr)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		return fail(fmt.Errorf("cannot start the confined command: %w", err))
+	}
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	_ = cmd.Wait()
+	return exitStatus(cmd.ProcessState)
+}
+
+// inner confines and runs the command as the namespace's first process.
+func inner(p *Policy, path string, args []string) int {
+	if err := mountProtections(p); err != nil {
+		return fail(err)
+	}
+	r, err := prepare(p)
+	if err != nil {
+		return fail(err)
+	}
+	prog := path
+	if filepath.Base(path) == path {
+		if prog, err = exec.LookPath(path); err != nil {
+			return fail(fmt.Errorf("%s: %w", path, err))
+		}
+	}
+	cmd := exec.Command(prog, args...)
+	cmd.Args[0] = path
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := onFreshThread(r, cmd.Start); err != nil {
+		return fail(err)
+	}
+	r.close()
+	go func() {
+		// A signal to the helper is for the whole command: every process
+		// of the namespace but this one.
+		for s := range sigs {
+			_ = syscall.Kill(-1, s.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail(fmt.Errorf("wait: %w", err))
+		}
+		if pid == cmd.Process.Pid {
+			if ws.Signaled() {
+				return 128 + int(ws.Signal())
+			}
+			return ws.ExitStatus()
+		}
+	}
+}
+
+func exitStatus(st *os.ProcessState) int {
+	if st == nil {
+		return ExitUnenforced
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// mountProtections makes, in the helper's private mount namespace, the
+// whole filesystem read-only except the policy's writable paths, and the
+// protected paths inside them read-only again. Landlock already refuses
+// writes outside; the read-only mounts add what Landlock does not cover
+// (chmod, chown, timestamps, extended attributes) and carve the protected
+// paths out of the writable trees, which Landlock rules cannot do.
+func mountProtections(p *Policy) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	writable := resolveAll(p.Write)
+	for _, w := range writable {
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("bind %s: %w", w, err)
+		}
+	}
+	if err := setReadOnly("/", true, unix.AT_RECURSIVE); err != nil {
+		return fmt.Errorf("read-only root: %w", err)
+	}
+	for _, w := range writable {
+		if err := setReadOnly(w, false, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("writable %s: %w", w, err)
+		}
+	}
+	for _, path := range p.Protect {
+		// A symlink is protected as itself, not where it points: its
+		// target may be anywhere, and the link is what the project names.
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		if info, _ := os.Lstat(path); info.Mode()&os.ModeSymlink != 0 {
+			path = filepath.Dir(path) // cannot mount on a link: keep its directory read-only
+		}
+		if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("protect %s: %w", path, err)
+		}
+		if err := setReadOnly(path, true, unix.AT_RECURSIVE); err != nil {
+			return fmt.Errorf("protect %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func setReadOnly(path string, ro bool, flags uint) error {
+	attr := &unix.MountAttr{}
+	if ro {
+		attr.Attr_set = unix.MOUNT_ATTR_RDONLY
+	} else {
+		attr.Attr_clr = unix.MOUNT_ATTR_RDONLY
+	}
+	return unix.MountSetattr(unix.AT_FDCWD, path, flags|unix.AT_SYMLINK_NOFOLLOW, attr)
+}
