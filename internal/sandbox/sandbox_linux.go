@@ -175,9 +175,16 @@ func onFreshThread(r *restrictions, start func() error) error {
 }
 
 // dropBoundingSet removes every capability the thread's children could
-// gain at exec. Without CAP_SETPCAP (an ordinary user) there is nothing to
-// drop: such children never held capabilities.
+// gain at exec: the inheritable set (root's exec adds it back) and the
+// bounding set. Without CAP_SETPCAP (an ordinary user) the bounding set
+// cannot change, and such children hold no capability after exec anyway.
 func dropBoundingSet() {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) == nil {
+		data[0].Inheritable, data[1].Inheritable = 0, 0
+		_ = unix.Capset(&hdr, &data[0])
+	}
 	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err == unix.EPERM {
 			return
