@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,4 +135,48 @@ func recordPermissions(e *acptest.Editor, option string) *permissionLog {
 		return &acp.RequestPermissionResponse{Outcome: acp.PermissionOutcome{Outcome: "selected", OptionID: option}}, nil
 	}
 	return l
+}
+
+// runBashCalls runs each command as a Bash call of the model in default
+// mode, the editor rejecting every permission request, and returns the
+// commands it was asked about.
+func runBashCalls(t *testing.T, work string, commands ...string) []string {
+	t.Helper()
+	ctx := testCtx(t)
+	var replies []string
+	for i, c := range commands {
+		input, _ := json.Marshal(map[string]string{"command": c})
+		replies = append(replies, toolReply(fmt.Sprintf("toolu_%d", i), "Bash", string(input)), textReply("ok"))
+	}
+	model := newFakeModel(t, replies...)
+	e, _ := startAgent(t, model, t.TempDir(), work)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for _, c := range commands {
+		if stop, err := e.Prompt(ctx, sid, "run "+c); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", c, stop, err)
+		}
+	}
+	e.Close()
+	return asked.titles()
+}
+
+// Issue 27, finding 3: bash reads [!a]delete as "not a, then delete",
+// so with a file named -delete in the project find [!a]delete is find
+// -delete. It must be asked about (and, rejected, delete nothing), while
+// a bracket glob over ordinary files still runs unasked.
+func TestReadOnlyGlobsAsBashThroughTheBinary(t *testing.T) {
+	work := gitRepo(t)
+	for _, f := range []string{"-delete", "keep/notes.txt"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(work, f)), 0o755)
+		os.WriteFile(filepath.Join(work, f), []byte("x\n"), 0o644)
+	}
+	got := runBashCalls(t, work, "find [!a]delete", "find [[:punct:]]delete", "cat keep/[!x]otes.txt")
+	if want := []string{"find [!a]delete", "find [[:punct:]]delete"}; !slices.Equal(got, want) {
+		t.Errorf("asked about %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(work, "keep", "notes.txt")); err != nil {
+		t.Errorf("find -delete ran: %v", err)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -354,7 +353,9 @@ func (ck *readOnlyCheck) cd(args []shellWord) bool {
 	if target == nil || !ck.path(*target) {
 		return false // cd alone goes home, cd - to the last directory
 	}
-	ck.bases = append(ck.bases, ck.candidates(*target)...)
+	for _, b := range ck.candidates(*target, false) {
+		ck.bases = append(ck.bases, filepath.Clean(b))
+	}
 	return true
 }
 
@@ -799,93 +800,32 @@ const maxGlobMatches = 1000
 // can lower it.
 var globBudget = 20000
 
-// boundedGlob is filepath.Glob (the same matching, dot names included,
-// which over-approximates the shell) that gives up, ok false, on a bad
-// pattern, past maxGlobMatches matches or past globBudget directory
-// entries read.
-func boundedGlob(pattern string) (matches []string, ok bool) {
-	if _, err := filepath.Match(pattern, ""); err != nil {
-		return nil, false
-	}
-	budget := globBudget
-	var glob func(pattern string) ([]string, bool)
-	glob = func(pattern string) ([]string, bool) {
-		if !strings.ContainsAny(pattern, `*?[\`) {
-			if _, err := os.Lstat(pattern); err != nil {
-				return nil, true
-			}
-			return []string{pattern}, true
-		}
-		dir, file := filepath.Split(pattern)
-		switch dir {
-		case "":
-			dir = "."
-		case string(filepath.Separator):
-		default:
-			dir = dir[:len(dir)-1]
-		}
-		dirs := []string{dir}
-		if strings.ContainsAny(dir, `*?[\`) {
-			var ok bool
-			if dirs, ok = glob(dir); !ok {
-				return nil, false
-			}
-		}
-		var out []string
-		for _, d := range dirs {
-			f, err := os.Open(d)
-			if err != nil {
-				continue
-			}
-			names, err := f.Readdirnames(budget + 1)
-			f.Close()
-			if budget -= len(names); budget < 0 {
-				return nil, false
-			}
-			if err != nil && len(names) == 0 {
-				continue // not a directory, or unreadable
-			}
-			for _, name := range names {
-				if matched, _ := filepath.Match(file, name); matched {
-					if out = append(out, filepath.Join(d, name)); len(out) > maxGlobMatches {
-						return nil, false
-					}
-				}
-			}
-		}
-		return out, true
-	}
-	return glob(pattern)
-}
-
 // path checks that a word naming a file stays inside the session's
 // directories, from every base a relative path may start at: lexically,
-// with symlinks resolved, and, for a glob, every file it matches (none
-// of which may start with "-", which the command would take as a flag).
+// with symlinks resolved, and, for a glob, every file bash would match
+// (none of which may start with "-", which the command would take as a
+// flag) as well as the word itself, which bash passes unchanged when
+// nothing matches.
 func (ck *readOnlyCheck) path(w shellWord) bool {
 	if len(ck.roots) == 0 {
 		return false
 	}
-	cands := ck.candidates(w)
+	cands := ck.candidates(w, false)
 	if cands == nil {
 		return false
 	}
 	for _, p := range cands {
-		if !w.glob {
-			if !ck.inside(resolvePath(p)) {
-				return false
-			}
-			continue
+		if !ck.inside(resolvePath(filepath.Clean(p))) {
+			return false
 		}
-		for _, part := range strings.Split(p, string(filepath.Separator)) {
-			// Only a pattern that starts with a dot matches dot names;
-			// bash before 5.2 matches .* against "..".
-			if strings.HasPrefix(part, ".") && strings.ContainsAny(part, "*?[") {
-				if ok, _ := path.Match(part, ".."); ok {
-					return false
-				}
-			}
-		}
+	}
+	if !w.glob {
+		return true
+	}
+	if strings.HasPrefix(w.text, "-") {
+		return false
+	}
+	for _, p := range ck.candidates(w, true) {
 		// Where the pattern starts must be inside before anything is
 		// listed: /*/*/*/*/* would read the whole disk.
 		if !ck.inside(resolvePath(globDir(p))) {
@@ -896,7 +836,7 @@ func (ck *readOnlyCheck) path(w shellWord) bool {
 			return false
 		}
 		for _, m := range matches {
-			if strings.HasPrefix(filepath.Base(m), "-") || !ck.inside(resolvePath(m)) {
+			if strings.HasPrefix(filepath.Base(m), "-") || !ck.inside(resolvePath(filepath.Clean(m))) {
 				return false
 			}
 		}
@@ -904,26 +844,31 @@ func (ck *readOnlyCheck) path(w shellWord) bool {
 	return true
 }
 
-// candidates are the absolute, cleaned paths a word may name: with ~
-// expanded, and a relative path joined to each base. nil when it cannot
-// be known (~user, no home, no base).
-func (ck *readOnlyCheck) candidates(w shellWord) []string {
-	p := w.text
+// candidates are the absolute paths a word may name, not cleaned (the
+// kernel reads l/.. after resolving l): with ~ expanded, and a relative
+// path joined to each base; as patterns (the word's pattern, the bases
+// escaped) when pattern is set. nil when it cannot be known (~user, no
+// home, no base).
+func (ck *readOnlyCheck) candidates(w shellWord, pattern bool) []string {
+	p, esc := w.text, func(s string) string { return s }
+	if pattern {
+		p, esc = w.pattern, globEscape
+	}
 	if w.tilde {
 		if p != "~" && !strings.HasPrefix(p, "~/") || ck.dirs.Home == "" {
 			return nil
 		}
-		p = filepath.Join(ck.dirs.Home, strings.TrimPrefix(p, "~"))
+		p = esc(ck.dirs.Home) + strings.TrimPrefix(p, "~")
 	}
 	if filepath.IsAbs(p) {
-		return []string{filepath.Clean(p)}
+		return []string{p}
 	}
 	if len(ck.bases) == 0 {
 		return nil
 	}
 	out := make([]string, 0, len(ck.bases))
 	for _, b := range ck.bases {
-		out = append(out, filepath.Join(b, p))
+		out = append(out, esc(b)+"/"+p)
 	}
 	return out
 }

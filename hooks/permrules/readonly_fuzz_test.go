@@ -34,6 +34,9 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		"ls; rm -rf x", "git -c core.pager=sh log", "sort -o out a.txt", "cat <<EOF", "PATH=/tmp ls", "grep -f/etc/passwd a.txt",
 		"date -f/tmp/x", "date -f escape/secret", "find -L . -name secret", "find . -follow", "ls -RL", "tree -l", "cat {a,b}.txt", "sed 's/x/y/w out' a.txt", "cat ~/x",
 		"cat 'a.txt'\\;x", "echo \"$HOME\"", "printf -v PATH x", "git diff --output=x", "cat sub/../../x", "grep -f0/ a.txt", "ls escape/\x00", "grep -eA/0 a.txt", "tree -rL 2", "cat ,{}", "git log -O", "git grep -Ovi x", "sort -=o", "grep 0 -A -R", "grep 0 -!A -R", "cat {},0}", "cat {0},}", "find -H *0", `find . ""{},-delete}`, "find . -name {}", "find -D *", "find -O* .", "find -D 0 *0", `find . ""{}";",-delete}`, `find {}," "}`, `find . ""{},-delete" "}`, "date -d -d..", "date -r ../x", "ls /*/*/*/*",
+		// Globs bash reads otherwise than Go's filepath.Match (issue 27).
+		"find [!a]delete", "rg todo [!a]-pre=sh a.txt", "find [[:punct:]]delete", "find [[.-.]]delete", "find [[=-=]]delete",
+		"cat '[x]'*/secret", "cat [x]/secret", "cat {*}/secret", "find [\\!-]delete", "cat [^a]-pre=sh",
 	} {
 		f.Add(s)
 	}
@@ -51,12 +54,14 @@ func FuzzReadOnlyCommand(f *testing.F) {
 	})
 }
 
-// fuzzTree makes a session directory with a file, a subdirectory and a
-// symlink leading out, an extra directory, a home and an outside
-// directory with a file.
+// fuzzTree makes a session directory with a file, a subdirectory, files
+// named like flags (-delete, --pre=sh) and symlinks leading out (escape,
+// and [x], which a glob [x] does not match), an extra directory, a home
+// and an outside directory with a file.
 func fuzzTree(f *testing.F) (ReadOnlyDirs, string) {
 	cwd, extra, outside, home := f.TempDir(), f.TempDir(), f.TempDir(), f.TempDir()
-	for _, p := range []string{filepath.Join(cwd, "a.txt"), filepath.Join(cwd, "sub", "b.txt"), filepath.Join(outside, "secret")} {
+	for _, p := range []string{filepath.Join(cwd, "a.txt"), filepath.Join(cwd, "sub", "b.txt"), filepath.Join(outside, "secret"),
+		filepath.Join(cwd, "-delete"), filepath.Join(cwd, "--pre=sh")} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			f.Fatal(err)
 		}
@@ -64,8 +69,10 @@ func fuzzTree(f *testing.F) (ReadOnlyDirs, string) {
 			f.Fatal(err)
 		}
 	}
-	if err := os.Symlink(outside, filepath.Join(cwd, "escape")); err != nil {
-		f.Fatal(err)
+	for _, l := range []string{"escape", "[x]"} {
+		if err := os.Symlink(outside, filepath.Join(cwd, l)); err != nil {
+			f.Fatal(err)
+		}
 	}
 	return ReadOnlyDirs{Cwd: cwd, Dirs: []string{extra}, Home: home}, outside
 }
@@ -75,6 +82,9 @@ type oracleWord struct {
 	text         string
 	quoted, glob bool
 	tilde        bool
+	// source is the word as written on the line, quotes included: what
+	// bash expands.
+	source string
 }
 
 type oracleCommand struct {
@@ -93,11 +103,12 @@ func oracleLex(s string) (cmds []oracleCommand, danger string) {
 	in := false
 	redir := ""   // the operator waiting for its target
 	braceAt := -1 // where an unquoted { of the word is, in b
+	pos, wordAt := 0, 0
 	flush := func() {
 		if !in {
 			return
 		}
-		w.text, in = b.String(), false
+		w.text, w.source, in = b.String(), s[wordAt:pos], false
 		b.Reset()
 		braceAt = -1
 		switch {
@@ -114,7 +125,7 @@ func oracleLex(s string) (cmds []oracleCommand, danger string) {
 	}
 	start := func() {
 		if !in {
-			in, w = true, oracleWord{}
+			in, w, wordAt = true, oracleWord{}, pos
 		}
 	}
 	endCmd := func() {
@@ -132,6 +143,7 @@ func oracleLex(s string) (cmds []oracleCommand, danger string) {
 	}
 	for i := 0; i < len(s) && danger == ""; i++ {
 		c := s[i]
+		pos = i
 		var next byte
 		if i+1 < len(s) {
 			next = s[i+1]
@@ -254,6 +266,7 @@ func oracleLex(s string) (cmds []oracleCommand, danger string) {
 	if danger != "" {
 		return nil, danger
 	}
+	pos = len(s)
 	endCmd()
 	return cmds, danger
 }
@@ -745,11 +758,28 @@ func oracleOutside(w oracleWord, bases, roots []string, home, outside string) st
 			cands = append(cands, filepath.Join(b, p))
 		}
 	}
-	for _, c := range cands {
+	for i, c := range cands {
 		names := []string{c}
 		if w.glob {
-			if m, _ := filepath.Glob(c); len(m) > 0 {
-				names = m
+			// bash itself says what the glob becomes; a word it
+			// makes that starts with - is a flag to the command.
+			base := "/"
+			if len(bases) > 0 {
+				base = bases[min(i, len(bases)-1)]
+			}
+			words, ok := bashExpand(w.source, base, home)
+			if !ok {
+				return "bash could not expand " + w.source
+			}
+			names = names[:0]
+			for _, x := range words {
+				if strings.HasPrefix(x, "-") {
+					return "the glob " + w.source + " is the flag " + x + " to bash"
+				}
+				if !filepath.IsAbs(x) {
+					x = base + "/" + x
+				}
+				names = append(names, x)
 			}
 		}
 		for _, n := range names {
@@ -770,6 +800,22 @@ func oracleOutside(w oracleWord, bases, roots []string, home, outside string) st
 		}
 	}
 	return ""
+}
+
+// bashExpand is what bash makes of a word (no expansion but globs and ~
+// reaches here: the lexer refuses the rest) in the directory dir.
+func bashExpand(source, dir, home string) ([]string, bool) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil, false
+	}
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", `cd -- "$1" || exit 1; for w in `+source+`; do printf '%s\0' "$w"; done`, "bash", dir)
+	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), true
 }
 
 // oracleResolve resolves the symlinks of the part of p that exists.

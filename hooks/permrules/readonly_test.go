@@ -3,7 +3,10 @@ package permrules
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -411,6 +414,113 @@ func BenchmarkReadOnlyCommand(b *testing.B) {
 	for b.Loop() {
 		if !ReadOnlyCommand("git log --oneline -n 20 | head -5 && cat a.txt | grep -n x", d) {
 			b.Fatal("not read-only")
+		}
+	}
+}
+
+// Globs are matched as bash matches them (issue 27, finding 3): with
+// files named -delete and --pre=sh, [!a]delete is -delete to bash (Go's
+// filepath.Match read [!a] as the set {!, a}), and so are POSIX classes
+// and collating symbols; a bracket expression bash's answer to which
+// depends on the locale or is unknown is asked about; a quoted wildcard
+// is a plain character; and a glob that matches nothing is checked as
+// the word bash then passes unchanged.
+func TestReadOnlyGlobsMatchAsBash(t *testing.T) {
+	dirs, outside := readOnlyTree(t)
+	cwd := dirs.Cwd
+	for _, f := range []string{"-delete", "--pre=sh", "notes.txt", "bx.txt"} {
+		if err := os.WriteFile(filepath.Join(cwd, f), []byte("todo\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range []string{"[x]", "[y]", "{z}"} {
+		if err := os.Symlink(outside, filepath.Join(cwd, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []string{
+		"find [!a]delete",
+		"find [^a]delete",
+		"rg todo [!a]-pre=sh notes.txt",
+		"find [[:punct:]]delete",
+		"find [[.-.]]delete",
+		"find [[=-=]]delete",
+		"find [[:punct:][:alpha:]]delete",
+		"find [\\!-]delete",
+		"cat ?-pre=sh",
+		"find [[.hyphen.]]delete", // a named collating element
+		"find [[:nonsense:]]delete",
+		"find [+--]delete", // a range of punctuation: the locale's order
+		"find [[:alpha:]-z]delete",
+		"cat '[x]'*/secret", // the quoted [x] names the symlink, not x
+		"cat [y]/secret",    // no y: bash passes [y]/secret, the symlink
+		"cat {*}/secret",    // {z}
+		"ls -- -[d]elete",
+	} {
+		if ReadOnlyCommand(c, dirs) {
+			t.Errorf("allowed without asking: %q", c)
+		}
+	}
+	for _, c := range []string{
+		"cat [!n]x.txt",
+		"cat [[:lower:]][[:alpha:]].txt",
+		"cat [^-]*.txt",
+		"wc -l sub/** [s]ub/*",
+		"cat \\[x\\].txt", // no such file, and no glob
+		"ls [a-c]x.txt",
+	} {
+		if !ReadOnlyCommand(c, dirs) {
+			t.Errorf("read-only command asked about: %q", c)
+		}
+	}
+}
+
+// bashGlobMatch agrees with bash where bash's answer does not depend on
+// the locale, and matches at least what bash matches where it does.
+func TestBashGlobMatchAgreesWithBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	names := []string{"-delete", "--pre=sh", ".hidden", "a", "b", "B", "ab", "a]", "]", "!", "^x", "[x]", "x*y", "é", "_", "a-b", "\\"}
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"*", "?", "??", "[!a]*", "[^a]*", "[]]", "[!]]", "[]a]", "[a-]*", "[-a]*", "[[:punct:]]*",
+		"[[:alpha:]]", "[[:upper:]]", "[[.-.]]*", "[[=a=]]*", "\\[x\\]", "[\\]]", "[\\!]", "x\\*y", "x[*]y", ".*", "[.]hidden", "?hidden",
+		"\\.hidden", "**", "*[!b]", "[a", "a]", "[[:alpha:][:digit:]_]", "[\\\\]", "[a-b]*", "[!a-b]*"} {
+		out, err := exec.Command(bash, "--noprofile", "--norc", "-c", `cd "$1" && for f in `+p+`; do [ -e "$f" ] && printf '%s\n' "$f"; done; true`, "bash", dir).Output()
+		if err != nil {
+			t.Fatalf("bash: %v", err)
+		}
+		want := strings.Fields(string(out))
+		var got []string
+		// Where the locale decides, matching more than bash is safe.
+		loose := strings.Contains(p, "-b]") || strings.Contains(p, "[=")
+		for _, n := range names {
+			if n == "é" {
+				continue
+			}
+			m, ok := bashGlobMatch(p, n)
+			if !ok {
+				t.Errorf("%s: undecided for %q", p, n)
+			}
+			if m {
+				got = append(got, n)
+			}
+		}
+		want = slices.DeleteFunc(want, func(n string) bool { return n == "é" })
+		if loose {
+			want = slices.DeleteFunc(want, func(n string) bool { return slices.Contains(got, n) })
+			got = nil
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: matched %q, bash %q", p, got, want)
 		}
 	}
 }

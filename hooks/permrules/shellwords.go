@@ -10,6 +10,10 @@ type shellWord struct {
 	// glob is set when the word has an unquoted *, ? or [ (the shell
 	// expands it against the file system).
 	glob bool
+	// pattern is text with every quoted byte escaped by a backslash:
+	// what bash matches file names against (a quoted * is a plain
+	// star, not a wildcard).
+	pattern string
 	// tilde is set when the word starts with an unquoted ~ (the shell
 	// expands it to a home directory).
 	tilde bool
@@ -46,6 +50,7 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 	var (
 		cur    simpleCommand
 		word   strings.Builder
+		pat    strings.Builder
 		w      shellWord
 		inWord bool
 		// pendingRedir is a redirection operator waiting for its target.
@@ -55,6 +60,17 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 		if !inWord {
 			inWord, w = true, shellWord{plain: true}
 			word.Reset()
+			pat.Reset()
+		}
+	}
+	// quoted adds quoted text to the word, every byte escaped in its
+	// pattern (as bash does: a quoted ! or - is no bracket syntax).
+	quoted := func(s string) {
+		w.plain = false
+		word.WriteString(s)
+		for i := 0; i < len(s); i++ {
+			pat.WriteByte('\\')
+			pat.WriteByte(s[i])
 		}
 	}
 	endWord := func() bool {
@@ -62,7 +78,7 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 			return true
 		}
 		inWord = false
-		w.text = word.String()
+		w.text, w.pattern = word.String(), pat.String()
 		if pendingRedir != "" {
 			cur.redirs = append(cur.redirs, redirection{op: pendingRedir, target: w})
 			pendingRedir = ""
@@ -117,20 +133,20 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 			i-- // the newline ends the command
 		case c == '\'':
 			startWord()
-			w.plain = false
 			end := strings.IndexByte(line[i+1:], '\'')
 			if end < 0 {
 				return nil, false
 			}
-			word.WriteString(line[i+1 : i+1+end])
+			quoted(line[i+1 : i+1+end])
 			i += 1 + end
 		case c == '"':
 			startWord()
-			w.plain = false
-			j, ok := readDoubleQuoted(line, i+1, &word)
+			var dq strings.Builder
+			j, ok := readDoubleQuoted(line, i+1, &dq)
 			if !ok {
 				return nil, false
 			}
+			quoted(dq.String())
 			i = j
 		case c == '\\':
 			if next == 0 {
@@ -141,14 +157,14 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 				continue // a line continuation
 			}
 			startWord()
-			w.plain = false
-			word.WriteByte(next)
+			quoted(line[i : i+1])
 		case c == '$':
 			if next != 0 && next != ' ' && next != '\t' && next != '\n' && next != ';' && next != '&' && next != '|' && next != ')' {
 				return nil, false // an expansion, or $'...' / $"..."
 			}
 			startWord()
 			word.WriteByte(c)
+			pat.WriteByte(c)
 		case c == '`':
 			return nil, false // command substitution
 		case c == '{':
@@ -172,9 +188,15 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 				return nil, false
 			}
 			startWord()
+			// The braces stay as text; a wildcard inside is still one.
+			w.glob = w.glob || strings.ContainsAny(inner, "*?[")
 			word.WriteString(line[i : i+2+end])
+			pat.WriteString(line[i : i+2+end])
 			i += 1 + end
 		case c == ';' || c == '(' || c == ')':
+			if c == '(' && inWord {
+				return nil, false // x(...) is extglob's !(a|b) or a function
+			}
 			if !endCommand() {
 				return nil, false
 			}
@@ -228,6 +250,7 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 				w.glob = true
 			}
 			word.WriteByte(c)
+			pat.WriteByte(c)
 		}
 	}
 	if !endCommand() {
