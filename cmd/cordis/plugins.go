@@ -255,6 +255,12 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 		registerNotice(a.batch, "project-config", notice)
 	}
 	out.Doctor = a.doctor
+	limit, problem := mcpOutputTokens(os.Getenv(mcpOutputTokensEnv))
+	out.MCP.MaxOutputTokens = limit
+	if problem != "" {
+		logger.Warn("environment", "warning", problem)
+		a.doctors = append(a.doctors, func(string) []string { return []string{"✗ " + problem} })
+	}
 	// The model table comes first: the providers check their settings
 	// against it (the thinking form) as they are built.
 	table, err := modelTable(cfg)

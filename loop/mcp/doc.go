@@ -70,6 +70,11 @@
 // EnabledTools and DisabledTools choose which of the server's tools are
 // offered (a setup's per-server options, such as Codex's).
 //
+// Output: the text of a tool result (every content block's, joined) is
+// cut to Options.MaxOutputTokens, 25,000 by default as in Claude Code,
+// counting tokens as bytes/4; the model is told where and how much was
+// cut and asked for narrower calls. Images are not counted.
+//
 // Names: server and tool names are normalized to [A-Za-z0-9_-]; a name
 // longer than 64 bytes, or one that two tools would share, is cut and given
 // a suffix hashed from the server and the tool's own name, so the names do

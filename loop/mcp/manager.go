@@ -84,6 +84,10 @@ type Options struct {
 	HTTPClient *http.Client
 	// Version is cordis's version, sent as the client's version.
 	Version string
+	// MaxOutputTokens caps the text of one tool result that goes to the
+	// model, in tokens estimated as bytes/4 (DefaultMaxOutputTokens when
+	// not positive); the rest is cut and the model told (capResult).
+	MaxOutputTokens int
 	// EnvPolicy decides what of cordis's environment a stdio server
 	// inherits (nil: proc.DefaultEnvPolicy).
 	EnvPolicy *proc.EnvPolicy

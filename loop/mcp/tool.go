@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -176,7 +177,38 @@ func (t *Tool) Run(ctx context.Context, _ *tools.Env, input json.RawMessage) too
 		}
 		return tools.Errorf("The MCP server %q failed to run %s: %v", s.spec.Name, t.remote.Name, err)
 	}
-	return resultOf(res.Content, res.StructuredContent, res.IsError)
+	return capResult(t.name, resultOf(res.Content, res.StructuredContent, res.IsError), s.m.opts.MaxOutputTokens)
+}
+
+// DefaultMaxOutputTokens is how much of one tool result goes to the
+// model when Options.MaxOutputTokens is unset: Claude Code's default for
+// MCP output (its MAX_MCP_OUTPUT_TOKENS), so a server that answers
+// megabytes cannot fill the context window in one call.
+const DefaultMaxOutputTokens = 25000
+
+// outputBytesPerToken estimates tokens as bytes/4, the estimate the loop
+// uses for the context window (loop/compact.go): no tokenizer here.
+const outputBytesPerToken = 4
+
+// capResult cuts r's text (every content block's, joined) to maxTokens
+// (DefaultMaxOutputTokens when not positive), at a character boundary,
+// and says at its end what was cut and how to get less, so the model can
+// ask again for a narrower answer rather than read on as if it were whole.
+func capResult(name string, r tools.Result, maxTokens int) tools.Result {
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxOutputTokens
+	}
+	total := (len(r.Text) + outputBytesPerToken - 1) / outputBytesPerToken
+	if total <= maxTokens { // compared in tokens: maxTokens*4 could overflow
+		return r
+	}
+	cut := maxTokens * outputBytesPerToken
+	for cut > 0 && !utf8.RuneStart(r.Text[cut]) {
+		cut--
+	}
+	r.Text = r.Text[:cut] + fmt.Sprintf("\n\n[cordis: the output of %s was cut at %d tokens of about %d (tokens estimated as bytes/4); "+
+		"ask the tool for less or narrower output: a filter, a smaller page or range, fewer fields.]", name, maxTokens, total)
+	return r
 }
 
 // resultOf converts a tools/call result: text content joined, other

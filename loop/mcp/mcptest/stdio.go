@@ -25,7 +25,8 @@ const (
 	// returns the answer, ask_url does so in URL mode and, once accepted,
 	// notifies its completion (and that of an id never asked), ask_bad
 	// sends a malformed one, caps returns the client's initialize
-	// capabilities).
+	// capabilities), "big" (normal, plus the tool big, which returns
+	// blocks text blocks of bytes bytes each, ending in BigEnd).
 	EnvMode = "CORDIS_MCPTEST_MODE"
 	// EnvPIDFile names a file the server appends its pid to (and the pid
 	// of its child, with EnvChild).
@@ -73,7 +74,7 @@ func Serve(in io.Reader, out, errOut io.Writer) int {
 		return 0
 	}
 	mode := os.Getenv(EnvMode)
-	s := &stdioServer{out: out, errOut: errOut, noisy: mode == "noisy", elicit: mode == "elicit", pending: map[string]chan message{}}
+	s := &stdioServer{out: out, errOut: errOut, noisy: mode == "noisy", elicit: mode == "elicit", big: mode == "big", pending: map[string]chan message{}}
 	return s.run(in)
 }
 
@@ -91,6 +92,7 @@ type stdioServer struct {
 	errOut io.Writer
 	noisy  bool
 	elicit bool
+	big    bool
 	wmu    sync.Mutex
 
 	mu      sync.Mutex
@@ -247,6 +249,9 @@ func (s *stdioServer) toolList() []any {
 			map[string]any{"name": "ask_bad", "description": "Sends a malformed elicitation/create.", "inputSchema": schema(map[string]any{})},
 			map[string]any{"name": "caps", "description": "Returns the client's capabilities.", "inputSchema": schema(map[string]any{})})
 	}
+	if s.big {
+		list = append(list, map[string]any{"name": "big", "description": "Returns a large text result.", "inputSchema": schema(map[string]any{"bytes": str, "blocks": str})})
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.extra {
@@ -303,6 +308,14 @@ func (s *stdioServer) call(m message) {
 		result([]any{text("added extra")}, false)
 	case "extra":
 		result([]any{text("extra ran")}, false)
+	case "big":
+		size, _ := strconv.Atoi(p.Arguments["bytes"])
+		blocks, _ := strconv.Atoi(p.Arguments["blocks"])
+		var content []any
+		for range max(blocks, 1) {
+			content = append(content, text(bigText(size)))
+		}
+		result(content, false)
 	case "ask":
 		msg := p.Arguments["message"]
 		if msg == "" {
@@ -357,4 +370,16 @@ func (s *stdioServer) ask(params map[string]any) string {
 		return "error: " + string(m.Error)
 	}
 	return "result: " + string(m.Result)
+}
+
+// BigEnd ends each block of the big tool's result: a test sees whether
+// the block reached the model whole.
+const BigEnd = "END-OF-BIG-BLOCK"
+
+// bigText is size bytes of lines of text (at least BigEnd), ending in
+// BigEnd.
+func bigText(size int) string {
+	const line = "0123456789 the quick brown fox jumps over the lazy dog\n"
+	n := max(size-len(BigEnd), 0)
+	return strings.Repeat(line, n/len(line)+1)[:n] + BigEnd
 }
