@@ -180,3 +180,21 @@ func TestReadOnlyGlobsAsBashThroughTheBinary(t *testing.T) {
 		t.Errorf("find -delete ran: %v", err)
 	}
 }
+
+// Issue 27, finding 5: with a committed symlink docs/l leading out,
+// docs/l/.. is the parent of its target to the kernel. Reading through
+// it is asked about, and, rejected, the outside file's text never
+// reaches the model.
+func TestReadOnlyDotDotAfterSymlinkThroughTheBinary(t *testing.T) {
+	work, away := gitRepo(t), t.TempDir()
+	os.MkdirAll(filepath.Join(away, "inner"), 0o755)
+	os.WriteFile(filepath.Join(away, "secret.txt"), []byte("TOP-SECRET-5\n"), 0o644)
+	os.MkdirAll(filepath.Join(work, "docs"), 0o755)
+	if err := os.Symlink(filepath.Join(away, "inner"), filepath.Join(work, "docs", "l")); err != nil {
+		t.Fatal(err)
+	}
+	cmds := []string{"cat docs/l/../secret.txt", "grep -r TOP docs/l/..", "cd -P docs/l/.. && cat secret.txt"}
+	if got := runBashCalls(t, work, cmds...); !slices.Equal(got, cmds) {
+		t.Errorf("asked about %q, want %q", got, cmds)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // ReadOnlyDirs are where a read-only command may look: the session's
@@ -353,8 +354,11 @@ func (ck *readOnlyCheck) cd(args []shellWord) bool {
 	if target == nil || !ck.path(*target) {
 		return false // cd alone goes home, cd - to the last directory
 	}
+	// bash's cd -L goes to the path with .. removed as text, cd -P
+	// where the kernel lands; later paths are checked from both.
 	for _, b := range ck.candidates(*target, false) {
-		ck.bases = append(ck.bases, filepath.Clean(b))
+		phys, _ := physicalPath(b)
+		ck.bases = append(ck.bases, filepath.Clean(b), phys)
 	}
 	return true
 }
@@ -815,7 +819,7 @@ func (ck *readOnlyCheck) path(w shellWord) bool {
 		return false
 	}
 	for _, p := range cands {
-		if !ck.inside(resolvePath(filepath.Clean(p))) {
+		if !ck.insideBothWays(p) {
 			return false
 		}
 	}
@@ -836,7 +840,7 @@ func (ck *readOnlyCheck) path(w shellWord) bool {
 			return false
 		}
 		for _, m := range matches {
-			if strings.HasPrefix(filepath.Base(m), "-") || !ck.inside(resolvePath(filepath.Clean(m))) {
+			if strings.HasPrefix(filepath.Base(m), "-") || !ck.insideBothWays(m) {
 				return false
 			}
 		}
@@ -871,6 +875,57 @@ func (ck *readOnlyCheck) candidates(w shellWord, pattern bool) []string {
 		out = append(out, esc(b)+"/"+p)
 	}
 	return out
+}
+
+// insideBothWays reports whether the absolute path p, as written, is
+// inside read both as bash's cd -L reads it (.. removed as text, then
+// symlinks resolved) and as the kernel does (see physicalPath): cd
+// without -P goes the first way, and every open the second.
+func (ck *readOnlyCheck) insideBothWays(p string) bool {
+	phys, ok := physicalPath(p)
+	return ok && ck.inside(phys) && ck.inside(resolvePath(filepath.Clean(p)))
+}
+
+// physicalPath is where the kernel lands for the absolute path p: each
+// component is looked up in the directory reached so far, and a
+// symlink is replaced by its target before the next component, so
+// l/.. is the parent of l's target, not the directory holding l. From
+// the first component that does not exist on, the rest (which the
+// kernel would not reach) is kept as written, cleaned. ok is false
+// where a lookup fails otherwise or links loop.
+func physicalPath(p string) (string, bool) {
+	cur, rest, links := "/", strings.Split(p, "/"), 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			return filepath.Join(append([]string{next}, rest...)...), true
+		case err != nil:
+			return "", false
+		case fi.Mode()&fs.ModeSymlink == 0:
+			cur = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if links++; err != nil || links > 40 {
+			return "", false
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return cur, true
 }
 
 // inside reports whether the absolute, resolved path p is one of the

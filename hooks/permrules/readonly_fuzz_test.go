@@ -37,6 +37,8 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		// Globs bash reads otherwise than Go's filepath.Match (issue 27).
 		"find [!a]delete", "rg todo [!a]-pre=sh a.txt", "find [[:punct:]]delete", "find [[.-.]]delete", "find [[=-=]]delete",
 		"cat '[x]'*/secret", "cat [x]/secret", "cat {*}/secret", "find [\\!-]delete", "cat [^a]-pre=sh",
+		// .. after a symlink is the parent of its target (issue 27).
+		"cat docs/l/../secret", "grep -r X docs/l/..", "cd -P docs/l/.. && cat secret", "cd docs && cat l/../secret", "git -C docs/l/.. log",
 	} {
 		f.Add(s)
 	}
@@ -56,8 +58,9 @@ func FuzzReadOnlyCommand(f *testing.F) {
 
 // fuzzTree makes a session directory with a file, a subdirectory, files
 // named like flags (-delete, --pre=sh) and symlinks leading out (escape,
-// and [x], which a glob [x] does not match), an extra directory, a home
-// and an outside directory with a file.
+// [x], which a glob [x] does not match, and docs/l, into a directory of
+// the outside one), an extra directory, a home and an outside directory
+// with a file.
 func fuzzTree(f *testing.F) (ReadOnlyDirs, string) {
 	cwd, extra, outside, home := f.TempDir(), f.TempDir(), f.TempDir(), f.TempDir()
 	for _, p := range []string{filepath.Join(cwd, "a.txt"), filepath.Join(cwd, "sub", "b.txt"), filepath.Join(outside, "secret"),
@@ -73,6 +76,16 @@ func fuzzTree(f *testing.F) (ReadOnlyDirs, string) {
 		if err := os.Symlink(outside, filepath.Join(cwd, l)); err != nil {
 			f.Fatal(err)
 		}
+	}
+	// docs/l/.. is outside, docs/l/../secret the outside file.
+	if err := os.MkdirAll(filepath.Join(outside, "inner"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cwd, "docs"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "inner"), filepath.Join(cwd, "docs", "l")); err != nil {
+		f.Fatal(err)
 	}
 	return ReadOnlyDirs{Cwd: cwd, Dirs: []string{extra}, Home: home}, outside
 }
@@ -540,9 +553,9 @@ func oracleCd(args []oracleWord, bases *[]string, roots []string, home, outside 
 			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(b, p)
+			p = b + "/" + p
 		}
-		*bases = append(*bases, filepath.Clean(p))
+		*bases = append(*bases, filepath.Clean(p), oracleResolve(p))
 	}
 	return ""
 }
@@ -748,14 +761,15 @@ func oracleOutside(w oracleWord, bases, roots []string, home, outside string) st
 		if p != "~" && !strings.HasPrefix(p, "~/") {
 			return "another user's home"
 		}
-		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		p = home + strings.TrimPrefix(p, "~")
 	}
+	// Joined as written: the kernel resolves l in l/.. first.
 	var cands []string
 	if filepath.IsAbs(p) {
 		cands = []string{p}
 	} else {
 		for _, b := range bases {
-			cands = append(cands, filepath.Join(b, p))
+			cands = append(cands, b+"/"+p)
 		}
 	}
 	for i, c := range cands {
@@ -783,7 +797,7 @@ func oracleOutside(w oracleWord, bases, roots []string, home, outside string) st
 			}
 		}
 		for _, n := range names {
-			r := oracleResolve(filepath.Clean(n))
+			r := oracleResolve(n)
 			if strings.HasPrefix(r+"/", outside+"/") {
 				return "it reads " + n + " in the outside directory"
 			}
@@ -818,15 +832,16 @@ func bashExpand(source, dir, home string) ([]string, bool) {
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), true
 }
 
-// oracleResolve resolves the symlinks of the part of p that exists.
+// oracleResolve is where the kernel lands for p (Go's EvalSymlinks
+// replaces a symlink by its target before the .. after it), for the part
+// of p that exists.
 func oracleResolve(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}
-	dir, base := filepath.Split(p)
-	dir = filepath.Clean(dir)
-	if dir == p || base == "" {
-		return p
+	i := strings.LastIndex(p, "/")
+	if i <= 0 {
+		return filepath.Clean(p)
 	}
-	return filepath.Join(oracleResolve(dir), base)
+	return filepath.Join(oracleResolve(p[:i]), p[i+1:])
 }

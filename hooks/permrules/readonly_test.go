@@ -524,3 +524,46 @@ func TestBashGlobMatchAgreesWithBash(t *testing.T) {
 		}
 	}
 }
+
+// The kernel resolves a symlink before the .. that follows it (issue
+// 27, finding 5): with docs/l leading to a directory outside, docs/l/..
+// is that directory's parent, not docs. Operands, input redirections,
+// cd (-L and -P) and git -C are read that way, and must be inside read
+// as text as well.
+func TestReadOnlyDotDotAfterSymlinks(t *testing.T) {
+	dirs, _ := readOnlyTree(t)
+	away := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(away, "inner"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(away, "secret.txt"), []byte("s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dirs.Cwd, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(away, "inner"), filepath.Join(dirs.Cwd, "docs", "l")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{
+		"cat docs/l/../secret.txt",
+		"grep -r X docs/l/..",
+		"cd -P docs/l/.. && cat secret.txt",
+		"cd docs/l/.. && cat secret.txt",
+		"cd docs && cat l/../secret.txt",
+		"cat < docs/l/../secret.txt",
+		"git -C docs/l/.. status",
+		"ls docs/l/../*",
+		"ls docs/[l]/../secret.txt",
+		"cat " + dirs.Cwd + "/docs/l/../secret.txt",
+	} {
+		if ReadOnlyCommand(c, dirs) {
+			t.Errorf("allowed without asking: %q", c)
+		}
+	}
+	for _, c := range []string{"cat sub/../a.txt", "cd sub && cat b.txt", "cat alias/../a.txt", "cd alias && cat b.txt", "ls docs/.."} {
+		if !ReadOnlyCommand(c, dirs) {
+			t.Errorf("read-only command asked about: %q", c)
+		}
+	}
+}
