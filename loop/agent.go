@@ -16,6 +16,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/printable"
 	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/commands"
@@ -483,7 +484,7 @@ func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}, NextCursor: next}
 	for _, s := range page {
 		info := acp.SessionInfo{SessionID: s.SessionID, Cwd: s.Cwd, AdditionalDirectories: s.AdditionalDirectories,
-			Title: cmp.Or(a.savedTitle(s.SessionID), s.Title)}
+			Title: printable.Line(cmp.Or(a.savedTitle(s.SessionID), s.Title))} // the model's words (shown.go)
 		if !s.UpdatedAt.IsZero() {
 			info.UpdatedAt = s.UpdatedAt.UTC().Format(time.RFC3339)
 		}

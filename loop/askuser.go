@@ -66,7 +66,7 @@ func (s *Session) askByElicitation(ctx context.Context, toolCallID string, qs []
 	for _, q := range qs {
 		msg.WriteString("\n- " + q.Question)
 	}
-	resp, err := s.agent.client.CreateElicitation(ctx, &acp.CreateElicitationRequest{
+	resp, err := s.requestElicitation(ctx, &acp.CreateElicitationRequest{
 		SessionID: s.id, ToolCallID: toolCallID, Mode: "form", Message: msg.String(), RequestedSchema: schema,
 	})
 	if err != nil {
@@ -130,7 +130,7 @@ func (s *Session) askByPermission(ctx context.Context, toolCallID string, q tool
 		detail.WriteString("\n\n(Several may apply; this editor lets you pick one.)")
 	}
 	options = append(options, acp.PermissionOption{OptionID: "decline", Name: "Decline to answer", Kind: acp.PermRejectOnce})
-	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
+	resp, err := s.requestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
 		ToolCall: acp.ToolCallUpdate{ToolCallID: toolCallID, Title: q.Question, Kind: acp.ToolKindOther,
 			Status: acp.ToolStatusPending, Content: []acp.ToolCallContent{acp.ContentText(detail.String())}},

@@ -95,7 +95,7 @@ func (s *Session) elicit(ctx context.Context, req mcp.ElicitRequest) (mcp.Elicit
 		r.Message = fmt.Sprintf("The MCP server %q asks you to open a web page: %s", req.Server, req.Message)
 	}
 	r.ToolCallID, _ = ctx.Value(toolCallKey{}).(string)
-	resp, err := s.agent.client.CreateElicitation(ctx, r)
+	resp, err := s.requestElicitation(ctx, r)
 	if err != nil {
 		return mcp.ElicitResult{}, err
 	}

@@ -129,6 +129,8 @@ type SessionSettings struct {
 	NoAlwaysAllow bool
 	// Notices are told the editor once the session is open.
 	Notices []string
+	// Sandbox are the session's sandbox settings.
+	Sandbox SandboxSettings
 }
 
 // availableModes are the modes the session offers: every mode, less
@@ -197,10 +199,10 @@ func (s *Session) setMode(mode string) error {
 	return acp.InvalidParams("unknown mode %q (valid: %s)", mode, strings.Join(valid, ", "))
 }
 
-// notify sends a session/update; a failure (the editor went away) is
-// logged, never fatal to the turn.
+// notify sends a session/update, what it shows escaped (shown.go); a
+// failure (the editor went away) is logged, never fatal to the turn.
 func (s *Session) notify(ctx context.Context, u acp.SessionUpdate) {
-	if err := s.agent.client.SessionUpdate(ctx, s.id, u); err != nil {
+	if err := s.agent.client.SessionUpdate(ctx, s.id, shownUpdate(u)); err != nil {
 		s.agent.log.Warn("session/update failed", "session", s.id, "error", err)
 	}
 }

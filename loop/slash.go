@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/internal/printable"
 	"github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/setup"
 	"github.com/cordis-agent/cordis/loop/commands"
@@ -158,10 +159,13 @@ func (s *Session) expander(command, turnID string) *commands.Expander {
 // carryOut performs a local command's intent and returns the stop reason.
 func (s *Session) carryOut(ctx context.Context, turnID string, intent commands.Intent) acp.StopReason {
 	switch in := intent.(type) {
+	// What a command shows (/hooks, /mcp, /help, /doctor) lists what
+	// projects and servers wrote, so it is escaped as the CLI's review
+	// commands are (shown.go).
 	case commands.ShowText:
-		s.say(ctx, in.Text)
+		s.say(ctx, printable.Text(in.Text))
 	case commands.ShowError:
-		s.say(ctx, in.Message)
+		s.say(ctx, printable.Text(in.Message))
 	case commands.ClearConversation:
 		s.clearConversation(ctx)
 	case commands.CompactConversation:

@@ -155,7 +155,7 @@ func (g *snippetGovernor) confirm(ctx context.Context, command string, askUser [
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"commands": shown})
-	resp, err := s.agent.client.RequestPermission(ctx, &acp.RequestPermissionRequest{
+	resp, err := s.requestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallID: g.turnID + "-command-shell",

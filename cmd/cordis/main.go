@@ -14,6 +14,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/internal/hardening"
+	"github.com/cordis-agent/cordis/internal/printable"
 	subproc "github.com/cordis-agent/cordis/internal/proc"
 	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/loop"
@@ -57,7 +58,7 @@ stdout of 'cordis acp' carries JSON-RPC frames only; logs never go there.
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "cordis: "+printable(oneLine(err.Error())))
+		fmt.Fprintln(os.Stderr, "cordis: "+printable.Line(oneLine(err.Error())))
 		os.Exit(1)
 	}
 }
