@@ -350,6 +350,7 @@ type hookErrorData struct {
 type decisionLogData struct {
 	Permission        Permission         `json:"permission,omitempty"`
 	Block             bool               `json:"block,omitempty"`
+	ReadOnlyConfined  bool               `json:"readOnlyConfined,omitempty"`
 	Reason            string             `json:"reason,omitempty"`
 	UpdatedInput      json.RawMessage    `json:"updatedInput,omitempty"`
 	UpdatedPerms      []PermissionUpdate `json:"updatedPermissions,omitempty"`
@@ -368,7 +369,7 @@ type decisionLogData struct {
 
 func logDecision(d Decision) decisionLogData {
 	out := decisionLogData{
-		Permission: d.Permission, Block: d.Block, Reason: d.Reason, UpdatedInput: d.UpdatedInput, UpdatedPerms: d.UpdatedPermissions,
+		Permission: d.Permission, Block: d.Block, ReadOnlyConfined: d.ReadOnlyConfined, Reason: d.Reason, UpdatedInput: d.UpdatedInput, UpdatedPerms: d.UpdatedPermissions,
 		ReplaceResult: d.ReplaceResult, AdditionalContext: d.AdditionalContext, SystemMessages: d.SystemMessages,
 		StopTurn: d.StopTurn, StopReason: d.StopReason, Skip: d.Skip, SystemContext: d.SystemContext,
 		System: d.System, ToolResults: d.ToolResults, Compact: d.Compact,
@@ -422,6 +423,7 @@ func (m *merger) add(d Decision, in *Input) {
 		out.Block = true
 		m.blockReason = join(m.blockReason, d.Reason)
 	}
+	out.ReadOnlyConfined = out.ReadOnlyConfined || d.Permission == Allow && d.ReadOnlyConfined
 	if d.StopTurn {
 		out.StopTurn = true
 		out.StopReason = join(out.StopReason, d.StopReason)

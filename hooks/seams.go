@@ -221,6 +221,11 @@ type Decision struct {
 	// is fed back to the model).
 	Block  bool
 	Reason string
+	// ReadOnlyConfined (PreToolUse, with Allow) makes the allow hold only
+	// if the Bash command runs in the read-only sandbox: the built-in
+	// allowance for read-only commands, whose parse of the command is a
+	// first filter, not the boundary. One such allow confines the call.
+	ReadOnlyConfined bool
 	// UpdatedInput replaces the tool input (PreToolUse, PermissionRequest).
 	UpdatedInput json.RawMessage
 	// UpdatedPermissions (PermissionRequest, with Allow) are permission

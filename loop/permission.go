@@ -12,6 +12,7 @@ import (
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 	"github.com/cordis-agent/cordis/loop/mcp"
 	"github.com/cordis-agent/cordis/loop/tools"
 )
@@ -27,10 +28,27 @@ type verdict struct {
 	Rule         string          `json:"rule,omitempty"`
 	Message      string          `json:"message,omitempty"`
 	UpdatedInput json.RawMessage `json:"-"`
+	// Sandbox says how an allowed Bash call runs: "read-only",
+	// "workspace", or "" (unconfined).
+	Sandbox string `json:"sandbox,omitempty"`
+}
+
+// confinement is how the verdict's call runs.
+func (v verdict) confinement() sandboxUse {
+	switch v.Sandbox {
+	case "read-only":
+		return confinedReadOnly
+	case "workspace":
+		return confinedWorkspace
+	}
+	return unconfined
 }
 
 // needsApproval says whether mode requires asking before tool runs.
-func needsApproval(mode string, t tools.Tool) bool {
+// acceptEdits never approves an edit of a file that makes something run
+// later (.git/config, .claude/, .mcp.json ...: sandbox.IsProtected):
+// two unasked calls, an edit and a git status, would run the model's code.
+func (s *Session) needsApproval(mode string, t tools.Tool, call permrules.Call) bool {
 	if t.ReadOnly() {
 		return false
 	}
@@ -38,6 +56,12 @@ func needsApproval(mode string, t tools.Tool) bool {
 	case ModeBypass:
 		return false
 	case ModeAcceptEdits:
+		if t.Kind() == tools.KindEdit && call.Path != "" {
+			s.mu.Lock()
+			roots := append([]string(nil), s.roots...)
+			s.mu.Unlock()
+			return sandbox.IsProtected(call.Path, roots, s.agent.cfg.Home)
+		}
 		return t.Kind() != tools.KindEdit
 	}
 	return true
@@ -47,7 +71,7 @@ func needsApproval(mode string, t tools.Tool) bool {
 // inside the session's directories (permrules.ReadOnlyCommand, the test
 // the built-in permission rules use to run such commands unasked).
 func (s *Session) readOnlyCommand(call permrules.Call) bool {
-	if call.Tool != "Bash" || call.Command == "" {
+	if call.Tool != "Bash" || call.Command == "" || !readOnlyAllowed() {
 		return false
 	}
 	s.mu.Lock()
@@ -90,6 +114,18 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	// mode lets it through, as Claude Code runs its read-only commands in
 	// every mode; whether it then runs unasked is still for the rules.
 	readOnly := t.ReadOnly() || (mode == ModePlan && !isMCP && s.readOnlyCommand(call))
+	// How an allowed Bash call will run. In plan mode every command runs
+	// in the read-only sandbox, whoever allowed it; with the sandbox on,
+	// in the workspace sandbox unless it is excluded or leaves it.
+	unsandboxed := s.wantsUnsandboxed(t, input)
+	workspace := s.workspaceConfined(t, call, input)
+	switch {
+	case t.Name() != "Bash":
+	case mode == ModePlan:
+		v.Sandbox = "read-only"
+	case workspace:
+		v.Sandbox = "workspace"
+	}
 
 	switch {
 	case pre.Permission == hooks.Deny:
@@ -101,14 +137,23 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	case rejected != "" && pre.Permission != hooks.Ask:
 		v.Source, v.Rule, v.Message = "remembered", rejected, "The user chose to always reject "+rejected+" in this session."
 		return v
-	case pre.Permission == hooks.Allow && !userOnly:
+	case pre.Permission == hooks.Allow && !userOnly && !unsandboxed:
+		// Leaving the sandbox is the user's call, every time: no hook,
+		// rule or mode answers it.
 		v.Allowed, v.Source = true, "hook"
+		if confinedByHook(pre) && v.Sandbox == "" {
+			v.Sandbox = "read-only"
+		}
 		return v
 	}
-	if pre.Permission != hooks.Ask && !userOnly && (!needsApproval(mode, t) || remembered != "") {
+	autoSandboxed := workspace && s.settings.Sandbox.AutoAllow
+	if pre.Permission != hooks.Ask && !userOnly && !unsandboxed && (!s.needsApproval(mode, t, call) || remembered != "" || autoSandboxed) {
 		v.Allowed, v.Source = true, "mode"
-		if remembered != "" {
+		switch {
+		case remembered != "":
 			v.Source, v.Rule = "remembered", remembered
+		case autoSandboxed && s.needsApproval(mode, t, call):
+			v.Source = "sandbox"
 		}
 		return v
 	}

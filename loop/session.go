@@ -129,6 +129,8 @@ type SessionSettings struct {
 	NoAlwaysAllow bool
 	// Notices are told the editor once the session is open.
 	Notices []string
+	// Sandbox are the session's sandbox settings.
+	Sandbox SandboxSettings
 }
 
 // availableModes are the modes the session offers: every mode, less

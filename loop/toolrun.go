@@ -137,6 +137,12 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 	if verdict.UpdatedInput != nil {
 		input = verdict.UpdatedInput
 	}
+	if use := verdict.confinement(); use != unconfined {
+		env.Sandbox = s.sandboxFor(use)
+		if use == confinedReadOnly {
+			env.ExtraEnv = gitNeutralEnv
+		}
+	}
 
 	labelTerminals(env, func(id string) {
 		// Zed labels a terminal with the terminal/create command (`bash -c

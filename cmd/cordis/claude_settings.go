@@ -10,6 +10,7 @@ import (
 	"github.com/cordis-agent/cordis/internal/claudecode/mcpjson"
 	"github.com/cordis-agent/cordis/internal/claudecode/plugins"
 	"github.com/cordis-agent/cordis/internal/confine"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 	"github.com/cordis-agent/cordis/internal/trust"
 	"github.com/cordis-agent/cordis/loop"
 )
@@ -54,8 +55,55 @@ func wireSessionSettings(out *loop.Config, s userSetup, stateDir, configured str
 			res.Notices = append(res.Notices, "cordis could not use a managed settings file: "+p)
 		}
 		res.Notices = append(res.Notices, more(cwd)...)
+		var sandboxNotices []string
+		res.Sandbox, sandboxNotices = loopSandbox(set.Sandbox, cwd)
+		res.Notices = append(res.Notices, sandboxNotices...)
 		return res
 	}
+}
+
+// loopSandbox turns the settings' sandbox into the loop's, and says what
+// the session should tell the user: whether the sandbox is on, and where
+// the kernel cannot give it, that commands are asked about instead.
+func loopSandbox(sb permrules.SandboxSettings, cwd string) (loop.SandboxSettings, []string) {
+	out := loop.SandboxSettings{
+		Enabled: sb.Enabled, AutoAllow: sb.AutoAllow, AllowUnsandboxed: sb.AllowUnsandboxed,
+		AllowWrite: sb.AllowWrite, DenyWrite: sb.DenyWrite, DenyRead: sb.DenyRead,
+		AllowUnixSockets: sb.AllowUnixSockets, Source: sb.EnabledFrom,
+	}
+	var notices []string
+	for _, e := range sb.Excluded {
+		r, err := permrules.Parse("Bash("+e+")", cwd)
+		if err != nil {
+			notices = append(notices, fmt.Sprintf("cordis ignored the sandbox's excluded command %q: %v", e, err))
+			continue
+		}
+		out.Excluded = append(out.Excluded, r)
+	}
+	status := sandbox.Check()
+	switch {
+	case sb.Enabled && !status.CanConfineWrites():
+		notices = append(notices, "The sandbox is enabled ("+sb.EnabledFrom+") but this system cannot provide it ("+status.String()+"): every Bash command will be asked about, and runs unconfined once you approve it.")
+	case sb.Enabled:
+		msg := "Bash commands run in the sandbox (" + sb.EnabledFrom + "): writes only in the session's folders"
+		if len(sb.AllowWrite) > 0 {
+			msg += " and " + strings.Join(sb.AllowWrite, ", ")
+		}
+		msg += ", no network"
+		if len(sb.AllowedDomains) > 0 {
+			msg += " (cordis has no network proxy yet: network.allowedDomains is not honoured, and nothing is reachable)"
+		}
+		if sb.AutoAllow {
+			msg += "; confined commands run without asking."
+		} else {
+			msg += "; each command is still asked about."
+		}
+		notices = append(notices, msg)
+	}
+	if !status.Available() {
+		notices = append(notices, "Read-only commands (ls, cat, git status ...) are asked about too: cordis runs them unasked only inside a read-only sandbox, which this system cannot provide ("+status.String()+").")
+	}
+	return out, notices
 }
 
 // settingsReport is what `cordis config show` prints and /doctor lists:

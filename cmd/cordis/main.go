@@ -16,6 +16,7 @@ import (
 	"github.com/cordis-agent/cordis/internal/hardening"
 	"github.com/cordis-agent/cordis/internal/printable"
 	subproc "github.com/cordis-agent/cordis/internal/proc"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/loop"
 )
@@ -57,6 +58,11 @@ stdout of 'cordis acp' carries JSON-RPC frames only; logs never go there.
 `
 
 func main() {
+	// The sandbox's helper: cordis re-executed to confine one command
+	// (internal/sandbox). Nothing else of cordis runs in that process.
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], sandbox.HelperVerb) {
+		os.Exit(sandbox.Main(os.Args[1], os.Args[2:]))
+	}
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "cordis: "+printable.Line(oneLine(err.Error())))
 		os.Exit(1)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 	"github.com/cordis-agent/cordis/internal/setup"
 	"github.com/cordis-agent/cordis/internal/trust"
 )
@@ -132,7 +133,9 @@ func permissionRulesHooks(cfg PermissionRulesConfig, opts Options, disabled bool
 func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
 	rules, notices := p.rulesFor(in.Cwd)
 	d := hooks.Decision{SystemMessages: p.untold(in.SessionID, notices)}
-	readOnly := p.readOnly && !p.onlyManaged && in.ToolName == "Bash"
+	// Only where the kernel confines the command read-only: the parse is
+	// a first filter, the sandbox the boundary (fail closed without it).
+	readOnly := p.readOnly && !p.onlyManaged && in.ToolName == "Bash" && sandbox.Check().Available()
 	if rules.empty() && !readOnly {
 		return d, nil
 	}
@@ -144,7 +147,8 @@ func (p *permissionRules) decide(in *hooks.Input) (hooks.Decision, error) {
 	} else if r, ok := p.match.Permits(rules.allow, c); ok {
 		d.Permission, d.Reason = hooks.Allow, fmt.Sprintf("allowed by the permission rule %s", r.Text)
 	} else if readOnly && permrules.ReadOnlyCommand(c.Command, permrules.ReadOnlyDirs{Cwd: in.Cwd, Dirs: in.Directories, Home: p.match.Home}) {
-		d.Permission, d.Reason = hooks.Allow, "a read-only command (hooks/builtin permissionRules.readOnlyCommands)"
+		d.Permission, d.Reason = hooks.Allow, "a read-only command, run in the read-only sandbox (hooks/builtin permissionRules.readOnlyCommands)"
+		d.ReadOnlyConfined = true
 	}
 	return d, nil
 }

@@ -38,6 +38,8 @@ type SessionSettings struct {
 	// Notices are what the user should be told: a directory that is
 	// skipped or missing, a mode cordis does not have, a mistyped key.
 	Notices []string
+	// Sandbox is the layered `sandbox` block.
+	Sandbox SandboxSettings
 }
 
 // Modes cordis has, least permissive first: a project's defaultMode may
@@ -68,6 +70,7 @@ func (f Files) SessionSettings(cwd, home string, m Managed, t Trust) SessionSett
 		path             string
 		perms            Permissions
 		project, managed bool
+		sandbox          *sandboxBlock
 	}
 	var layers []layer
 	for _, src := range f.Settings {
@@ -79,7 +82,8 @@ func (f Files) SessionSettings(cwd, home string, m Managed, t Trust) SessionSett
 		if err != nil {
 			continue
 		}
-		layers = append(layers, layer{src.Path, out.parse(src.Path, data), false, false})
+		perms, sb := out.parse(src.Path, data)
+		layers = append(layers, layer{src.Path, perms, false, false, sb})
 	}
 	if cwd != "" {
 		for _, src := range f.Settings {
@@ -98,12 +102,28 @@ func (f Files) SessionSettings(cwd, home string, m Managed, t Trust) SessionSett
 				continue
 			}
 			// In the home directory the project's files are the user's.
-			layers = append(layers, layer{path, out.parse(path, data), !trust.SamePath(cwd, home), false})
+			perms, sb := out.parse(path, data)
+			layers = append(layers, layer{path, perms, !trust.SamePath(cwd, home), false, sb})
 		}
 	}
 	if m.Active() {
-		layers = append(layers, layer{strings.Join(m.Files, ", "), m.Permissions, false, true})
+		l := layer{path: strings.Join(m.Files, ", "), perms: m.Permissions, managed: true}
+		for _, f := range m.Files {
+			if data, err := os.ReadFile(f); err == nil {
+				if doc, err := decodeObject(data); err == nil {
+					if sb := parseSandbox(f, doc, &out.Notices); sb != nil {
+						l.sandbox = sb
+					}
+				}
+			}
+		}
+		layers = append(layers, l)
 	}
+	var sandboxLayers []sandboxLayer
+	for _, l := range layers {
+		sandboxLayers = append(sandboxLayers, sandboxLayer{path: l.path, block: l.sandbox, project: l.project, managed: l.managed})
+	}
+	out.Sandbox = resolveSandbox(sandboxLayers, home, cwd, &out.Notices)
 	for _, l := range layers {
 		managed := l.managed
 		if mode := l.perms.DefaultMode; mode != "" {
@@ -144,22 +164,23 @@ func (f Files) SessionSettings(cwd, home string, m Managed, t Trust) SessionSett
 	return out
 }
 
-// parse reads a settings file's permissions for SessionSettings; a
-// mistyped key is a notice and costs that key only.
-func (s *SessionSettings) parse(path string, data []byte) Permissions {
+// parse reads a settings file's permissions and sandbox block for
+// SessionSettings; a mistyped key is a notice and costs that key only.
+func (s *SessionSettings) parse(path string, data []byte) (Permissions, *sandboxBlock) {
 	doc, err := decodeObject(data)
 	if err != nil {
-		return Permissions{}
+		return Permissions{}, nil
 	}
+	sb := parseSandbox(path, doc, &s.Notices)
 	raw := doc.get("permissions")
 	if raw == nil {
-		return Permissions{}
+		return Permissions{}, sb
 	}
 	perms, problems := decodePermissions(raw)
 	for _, p := range problems {
 		s.Notices = append(s.Notices, fmt.Sprintf("%s: %s; cordis ignores that key", path, p))
 	}
-	return perms
+	return perms, sb
 }
 
 // expandDir makes a settings directory absolute: "~/x" under home, a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"github.com/cordis-agent/cordis/internal/hardening"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -25,13 +26,19 @@ var owned = struct {
 
 // startOwned starts cmd (in its own group) and registers the group, under
 // the lock reapOrphans holds, so a new child is never taken for an orphan.
-func startOwned(cmd *exec.Cmd) error {
+func startOwned(cmd *exec.Cmd, policy *sandbox.Policy) error {
 	owned.Lock()
 	defer owned.Unlock()
 	startWatchdog()
-	// Started on cordis's hardened thread: the child cannot hold
-	// CAP_SYS_PTRACE, which would open cordis's /proc entries to it.
-	if err := hardening.Start(cmd.Start); err != nil {
+	if policy != nil {
+		// Confined: started from a thread of its own that holds no
+		// capability and carries the policy (internal/sandbox).
+		if err := sandbox.Start(cmd, policy, cmd.Start); err != nil {
+			return err
+		}
+	} else if err := hardening.Start(cmd.Start); err != nil {
+		// Started on cordis's hardened thread: the child cannot hold
+		// CAP_SYS_PTRACE, which would open cordis's /proc entries to it.
 		return err
 	}
 	if owned.groups[cmd.Process.Pid]++; owned.groups[cmd.Process.Pid] == 1 {

@@ -2,9 +2,18 @@
 
 package proc
 
-import "os/exec"
+import (
+	"os/exec"
 
-func startOwned(cmd *exec.Cmd) error { return cmd.Start() }
+	"github.com/cordis-agent/cordis/internal/sandbox"
+)
+
+func startOwned(cmd *exec.Cmd, policy *sandbox.Policy) error {
+	if policy != nil {
+		return sandbox.Start(cmd, policy, cmd.Start) // refuses: no sandbox here
+	}
+	return cmd.Start()
+}
 
 func release(int) {}
 

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync/atomic"
 	"time"
+
+	"github.com/cordis-agent/cordis/internal/sandbox"
 )
 
 // DefaultOutputLimit is the capture cap per stream when Cmd.OutputLimit is 0.
@@ -45,6 +47,10 @@ type Cmd struct {
 	// Grace is the delay between SIGTERM and SIGKILL on timeout or
 	// cancellation (0: DefaultGrace).
 	Grace time.Duration
+	// Sandbox, when not nil, confines the command (internal/sandbox); a
+	// policy that cannot be enforced here fails the start, and nothing
+	// runs.
+	Sandbox *sandbox.Policy
 	// CancelGrace, when shorter than Grace, replaces it once ctx is
 	// cancelled (not on timeout): a user waiting for a cancel to be
 	// answered should not wait out a command that ignores SIGTERM.
@@ -139,7 +145,7 @@ func Run(ctx context.Context, c Cmd) Result {
 		readers = append(readers, newPipeReader(errR, errBuf))
 	}
 
-	startErr := startOwned(cmd)
+	startErr := startOwned(cmd, c.Sandbox)
 	for _, w := range writers {
 		w.Close()
 	}

@@ -76,7 +76,7 @@ func Start(c Cmd) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	startErr := startOwned(cmd)
+	startErr := startOwned(cmd, c.Sandbox)
 	closeAll(inR, outW, errW)
 	if startErr != nil {
 		cancel()

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -48,15 +47,9 @@ func rulesetFor(p *Policy, abi int) (int, uint32, error) {
 	if err != nil {
 		return -1, 0, err
 	}
-	if len(full) > 0 {
-		rules = append(rules, landlock.PathAccess(readRights, full...).IgnoreIfMissing())
-	}
-	if len(listOnly) > 0 {
-		rules = append(rules, landlock.PathAccess(ll.AccessFSReadDir, listOnly...).IgnoreIfMissing())
-	}
-	if len(p.Write) > 0 {
-		rules = append(rules, landlock.PathAccess(writeRights, resolveAll(p.Write)...).IgnoreIfMissing())
-	}
+	rules = append(rules, grant(readRights, full)...)
+	rules = append(rules, grant(ll.AccessFSReadDir, listOnly)...)
+	rules = append(rules, grant(writeRights, resolveAll(p.Write))...)
 	rules = append(rules, landlock.PathAccess(sinkRights, sinks...).IgnoreIfMissing())
 	if p.ProxyPort != 0 {
 		if abi < 4 {
@@ -72,6 +65,34 @@ func rulesetFor(p *Policy, abi int) (int, uint32, error) {
 		return -1, 0, errors.New("Landlock: nothing could be enforced on this kernel")
 	}
 	return fd, flags, nil
+}
+
+// fileRights are the rights that mean something on a file (the kernel
+// refuses directory rights in a rule for one).
+const fileRights landlock.AccessFSSet = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+
+// grant makes the rules that give rights beneath each of paths: a file
+// gets only the rights a file can have; a missing path is skipped.
+func grant(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
+	var dirs, files []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case info.IsDir():
+			dirs = append(dirs, p)
+		default:
+			files = append(files, p)
+		}
+	}
+	var rules []landlock.Rule
+	if len(dirs) > 0 {
+		rules = append(rules, landlock.PathAccess(rights, dirs...).IgnoreIfMissing())
+	}
+	if r := rights & fileRights; len(files) > 0 && r != 0 {
+		rules = append(rules, landlock.PathAccess(r, files...).IgnoreIfMissing())
+	}
+	return rules
 }
 
 // resolveAll cleans paths and evaluates their symlinks (a missing path is
@@ -141,12 +162,4 @@ func splitGrants(bases, deny []string) (full, listOnly []string, err error) {
 		}
 	}
 	return full, listOnly, nil
-}
-
-// within reports whether path is strictly beneath dir.
-func within(path, dir string) bool {
-	if dir == "/" {
-		return path != "/" && strings.HasPrefix(path, "/")
-	}
-	return strings.HasPrefix(path, dir+"/")
 }

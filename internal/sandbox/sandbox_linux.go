@@ -39,6 +39,12 @@ type Status struct {
 // Available reports whether read-only policies can be enforced.
 func (s Status) Available() bool { return s.Problem == "" }
 
+// CanConfineWrites reports whether writable policies with protected
+// paths (the workspace sandbox) can be enforced.
+func (s Status) CanConfineWrites() bool {
+	return s.Problem == "" && s.ABI >= minABIWrite && s.Namespaces
+}
+
 // String describes the state for /doctor and the session start.
 func (s Status) String() string {
 	if s.Problem != "" {

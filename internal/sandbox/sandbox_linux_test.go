@@ -337,3 +337,20 @@ func TestAsUnprivilegedUser(t *testing.T) {
 		t.Fatalf("as uid 65534 the tests did not all run:\n%s", out)
 	}
 }
+
+func TestIsProtected(t *testing.T) {
+	roots := []string{"/w/p"}
+	for path, want := range map[string]bool{
+		"/w/p/.git/config": true, "/w/p/.git/hooks/pre-commit": true, "/w/p/vendor/lib/.git/config": true,
+		"/w/p/.claude/settings.json": true, "/w/p/.mcp.json": true, "/w/p/.vscode/tasks.json": true,
+		"/w/p/src/main.go": false, "/w/p/.github/workflows/ci.yml": false, "/w/p/.gitignore": false,
+		"/home/u/.bashrc": false, // home is not inside a root
+	} {
+		if got := IsProtected(path, roots, "/home/u"); got != want {
+			t.Errorf("IsProtected(%s) = %v, want %v", path, got, want)
+		}
+	}
+	if !IsProtected("/home/u/.bashrc", []string{"/home/u"}, "/home/u") {
+		t.Error("a writable home's .bashrc is not protected")
+	}
+}

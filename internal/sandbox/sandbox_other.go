@@ -18,6 +18,9 @@ type Status struct {
 func (s Status) Available() bool { return false }
 func (s Status) String() string  { return "unavailable: " + s.Problem }
 
+// CanConfineWrites is false: nothing can be confined here.
+func (s Status) CanConfineWrites() bool { return false }
+
 // Check reports that no sandbox exists on this system.
 func Check() Status { return Status{Problem: "cordis's sandbox needs Linux (Landlock)"} }
 

@@ -73,6 +73,7 @@ func (b *Background) start(env *Env, command string) (*bgTask, error) {
 		EnvPolicy: env.EnvPolicy,
 		Env:       env.commandEnv(),
 		Grace:     bashGrace,
+		Sandbox:   env.Sandbox,
 	})
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordis-agent/cordis/internal/proc"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 )
 
 // BashInput is the Bash tool's input (Claude Code's shape).
@@ -18,6 +19,10 @@ type BashInput struct {
 	Timeout         int    `json:"timeout,omitempty" jsonschema:"minimum=1,maximum=600000" jsonschema_description:"Optional timeout in milliseconds (at most 600000). The default is 120000 (two minutes)."`
 	Description     string `json:"description,omitempty" jsonschema_description:"A short description of what the command does in 5-10 words in the active voice (for example: List files in the current directory)."`
 	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema_description:"Start the command in the background and return at once with a task id; read its output with TaskOutput and stop it with TaskStop."`
+	// DangerouslyDisableSandbox asks to run outside the sandbox (Claude
+	// Code's name): the loop asks the user every time, and ignores it where
+	// the settings forbid unsandboxed commands.
+	DangerouslyDisableSandbox bool `json:"dangerouslyDisableSandbox,omitempty" jsonschema_description:"Run this command outside the sandbox. Set it only after a command failed because the sandbox blocked it (a write outside the project, a network request); the user is asked every time."`
 }
 
 const (
@@ -152,14 +157,35 @@ func (t bashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Resu
 		Grace:       bashGrace,
 		EnvPolicy:   env.EnvPolicy,
 		Env:         env.commandEnv(),
+		Sandbox:     env.Sandbox,
 	})
 	if res.Err != nil && !res.Canceled {
+		if env.Sandbox != nil {
+			return Errorf("Bash: the command was not run: it must run in the sandbox, and %v", res.Err)
+		}
 		return Errorf("Bash: cannot run the command: %v", res.Err)
+	}
+	if r, failed := sandboxFailure(env, res.ExitCode, res.Output); failed {
+		return r
 	}
 	return commandResult(res.Output, "", commandEnd{
 		exitCode: res.ExitCode, signal: res.Signal,
 		timedOut: res.TimedOut, canceled: res.Canceled, timeout: timeout,
 	})
+}
+
+// sandboxFailure recognizes the sandbox helper's refusal (it ran nothing)
+// and says so, instead of passing it off as the command's own failure.
+func sandboxFailure(env *Env, exitCode int, output string) (Result, bool) {
+	if env.Sandbox == nil || exitCode != sandbox.ExitUnenforced {
+		return Result{}, false
+	}
+	i := strings.Index(output, sandbox.UnenforcedPrefix)
+	if i < 0 {
+		return Result{}, false
+	}
+	line, _, _ := strings.Cut(output[i+len(sandbox.UnenforcedPrefix):], "\n")
+	return Errorf("Bash: the command was not run: the sandbox could not be set up (%s).", strings.TrimSpace(line)), true
 }
 
 // startInBackground starts the command as a background task of the
@@ -228,8 +254,20 @@ func commandResult(output, note string, end commandEnd) Result {
 // its id at once, wait (with the timeout), read the output, and release it
 // however the wait ended.
 func runInTerminal(ctx context.Context, env *Env, command string, timeout time.Duration, limit int) Result {
-	shellName, _ := shell()
+	shellName, shellPath := shell()
 	name, args := env.terminalCommand(shellName, command)
+	if env.Sandbox != nil {
+		// The editor runs the cordis binary as the sandbox's helper, which
+		// confines the shell and dies with it (an editor that kills only
+		// the process it started leaves nothing of the command behind).
+		if name == shellName {
+			name = shellPath
+		}
+		var err error
+		if name, args, err = sandbox.Command(env.Sandbox, name, args...); err != nil {
+			return Errorf("Bash: the command was not run: it must run in the sandbox, and %v", err)
+		}
+	}
 	id, err := env.Terminals.Create(ctx, name, args, env.Cwd, limit)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -278,6 +316,10 @@ func runInTerminal(ctx context.Context, env *Env, command string, timeout time.D
 	}
 	if outErr != nil {
 		r := Errorf("Bash: cannot read the terminal's output: %v", outErr)
+		r.TerminalID = id
+		return r
+	}
+	if r, failed := sandboxFailure(env, end.exitCode, output); failed {
 		r.TerminalID = id
 		return r
 	}

@@ -50,7 +50,7 @@ func TestBashInputErrors(t *testing.T) {
 	}{
 		{map[string]any{"command": "  "}, "Bash: command is required"},
 		{map[string]any{"command": "true", "timeout": -5}, "Bash: timeout must be a positive number of milliseconds"},
-		{map[string]any{"command": "true", "shell": "zsh"}, `Bash: unknown input field "shell" (accepted: command, timeout, description, run_in_background)`},
+		{map[string]any{"command": "true", "shell": "zsh"}, `Bash: unknown input field "shell" (accepted: command, timeout, description, run_in_background, dangerouslyDisableSandbox)`},
 		// Without the session's task owner, nothing starts in the background.
 		{map[string]any{"command": "true", "run_in_background": true}, "Bash: background commands are not available here; run the command without run_in_background"},
 	} {

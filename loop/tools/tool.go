@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cordis-agent/cordis/internal/proc"
+	"github.com/cordis-agent/cordis/internal/sandbox"
 )
 
 // Kind is the ACP tool kind shown by the editor. The values are ACP's.
@@ -222,6 +223,15 @@ type Env struct {
 	// EnvPolicy decides what of cordis's environment a command inherits
 	// (nil: proc.DefaultEnvPolicy).
 	EnvPolicy *proc.EnvPolicy
+	// Sandbox, when not nil, confines the commands this call runs (Bash,
+	// in the foreground, the background or an editor terminal): the loop
+	// chooses it per call from the session's sandbox settings and how the
+	// call was allowed. A policy that cannot be enforced fails the call;
+	// nothing runs unconfined in its place.
+	Sandbox *sandbox.Policy
+	// ExtraEnv are variables set for this call's commands on top of what
+	// they inherit (the loop's git settings for read-only confined runs).
+	ExtraEnv []string
 	// ShellEnvFile is a script bash sources before every Bash command
 	// (through BASH_ENV): what SessionStart hooks exported (Claude's
 	// CLAUDE_ENV_FILE); "" for none.

@@ -1,0 +1,185 @@
+package loop
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/hooks/permrules"
+	"github.com/cordis-agent/cordis/internal/sandbox"
+	"github.com/cordis-agent/cordis/loop/tools"
+)
+
+// SandboxSettings are the session's sandbox settings (Claude Code's
+// `sandbox` block, layered by cmd/cordis; cordis.yml can set the same).
+type SandboxSettings struct {
+	// Enabled confines every Bash command of the session (and its
+	// children) in the workspace sandbox: writes only in the session's
+	// folders, the allowed paths and a private temp folder, protected
+	// files excepted; reads everywhere but DenyRead; no network.
+	Enabled bool
+	// AutoAllow (autoAllowBashIfSandboxed, default true) runs a command
+	// that will run confined without asking; ask and deny rules and hooks
+	// still decide first.
+	AutoAllow bool
+	// Excluded (excludedCommands) run outside the sandbox, through the
+	// ordinary permission flow, never allowed for being confined.
+	Excluded []permrules.Rule
+	// AllowUnsandboxed (allowUnsandboxedCommands, default true) lets the
+	// model ask to leave the sandbox (the Bash tool's
+	// dangerouslyDisableSandbox), which the user is asked about every time.
+	AllowUnsandboxed bool
+	// AllowWrite, DenyWrite and DenyRead are absolute paths
+	// (filesystem.allowWrite, denyWrite, denyRead).
+	AllowWrite, DenyWrite, DenyRead []string
+	// AllowUnixSockets (network.allowAllUnixSockets) lets commands open
+	// Unix sockets (the Docker socket, ssh-agent ...).
+	AllowUnixSockets bool
+	// Source names where the settings came from, for /doctor.
+	Source string
+}
+
+// sandboxUse is how one Bash call runs.
+type sandboxUse int
+
+const (
+	unconfined sandboxUse = iota
+	confinedReadOnly
+	confinedWorkspace
+)
+
+// bashSandboxInput are the fields of a Bash call the sandbox decision reads.
+type bashSandboxInput struct {
+	Command                   string `json:"command"`
+	DangerouslyDisableSandbox bool   `json:"dangerouslyDisableSandbox"`
+}
+
+// wantsUnsandboxed reports whether a Bash call asks to leave the sandbox
+// and may: the sandbox is on and the settings let the model ask.
+func (s *Session) wantsUnsandboxed(t tools.Tool, input json.RawMessage) bool {
+	sb := s.settings.Sandbox
+	if t.Name() != "Bash" || !sb.Enabled || !sb.AllowUnsandboxed {
+		return false
+	}
+	var in bashSandboxInput
+	_ = json.Unmarshal(input, &in)
+	return in.DangerouslyDisableSandbox
+}
+
+// workspaceConfined reports whether a Bash call will run in the
+// workspace sandbox: the sandbox is on, the command is not excluded and
+// did not (validly) ask to leave it.
+func (s *Session) workspaceConfined(t tools.Tool, call permrules.Call, input json.RawMessage) bool {
+	sb := s.settings.Sandbox
+	if t.Name() != "Bash" || !sb.Enabled || s.wantsUnsandboxed(t, input) || !sandbox.Check().CanConfineWrites() {
+		// Where the kernel cannot confine, the sandbox is off and every
+		// command goes through the ordinary permission flow (the session
+		// start said so).
+		return false
+	}
+	if _, excluded := (permrules.Matcher{Home: s.agent.cfg.Home}).Permits(sb.Excluded, call); excluded {
+		return false
+	}
+	return true
+}
+
+// sandboxFor is the policy a Bash call runs under, given how it was
+// allowed: nil runs it unconfined.
+func (s *Session) sandboxFor(use sandboxUse) *sandbox.Policy {
+	s.mu.Lock()
+	roots := append([]string(nil), s.roots...)
+	s.mu.Unlock()
+	sb := s.settings.Sandbox
+	switch use {
+	case confinedReadOnly:
+		return &sandbox.Policy{
+			Read:     append(roots, readOnlySystemPaths(s.agent.cfg.Home)...),
+			DenyRead: sb.DenyRead,
+		}
+	case confinedWorkspace:
+		write := append(append(roots, sb.AllowWrite...), s.sandboxTemp())
+		protect := append(sandbox.ProtectedPaths(write, s.agent.cfg.Home), sb.DenyWrite...)
+		return &sandbox.Policy{
+			ReadAll:          true,
+			DenyRead:         sb.DenyRead,
+			Write:            write,
+			Protect:          protect,
+			AllowUnixSockets: sb.AllowUnixSockets,
+		}
+	}
+	return nil
+}
+
+// sandboxTemp is the session's private temp folder, writable inside the
+// workspace sandbox (a shared /tmp would let a command plant files other
+// programs read). Created on first use.
+func (s *Session) sandboxTemp() string {
+	dir := filepath.Join(os.TempDir(), "cordis-sandbox-"+safeID(s.id))
+	_ = os.MkdirAll(dir, 0o700)
+	return dir
+}
+
+func safeID(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// readOnlySystemPaths are what read-only programs need besides the
+// session's folders: the system's programs, libraries and configuration,
+// the folders of PATH outside home, and git's own configuration in home
+// (never credentials, keys or cordis's state: home itself is not granted).
+func readOnlySystemPaths(home string) []string {
+	paths := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/proc", "/sys", "/dev"}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if filepath.IsAbs(dir) && dir != "/" && (home == "" || (dir != home && !strings.HasPrefix(dir, home+"/"))) {
+			paths = append(paths, dir)
+		}
+	}
+	if home != "" {
+		for _, f := range []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes", ".gitignore_global"} {
+			paths = append(paths, filepath.Join(home, f))
+		}
+	}
+	return paths
+}
+
+// gitNeutralEnv makes git ignore what the repository's configuration
+// could make it run, for commands confined read-only: the sandbox already
+// contains such a program, this keeps it from running at all. Bare
+// repositories are used only when named (a committed directory laid out
+// as one is not opened by a git -C into it).
+var gitNeutralEnv = func() []string {
+	pairs := [][2]string{
+		{"core.fsmonitor", "false"}, {"core.pager", "cat"}, {"core.hooksPath", "/dev/null"},
+		{"diff.external", ""}, {"safe.bareRepository", "explicit"}, {"core.sshCommand", "false"},
+		{"credential.helper", ""}, {"protocol.allow", "never"},
+	}
+	env := []string{"GIT_CONFIG_COUNT=" + itoa(len(pairs)), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EXTERNAL_DIFF=", "GIT_OPTIONAL_LOCKS=0"}
+	for i, p := range pairs {
+		env = append(env, "GIT_CONFIG_KEY_"+itoa(i)+"="+p[0], "GIT_CONFIG_VALUE_"+itoa(i)+"="+p[1])
+	}
+	return env
+}()
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// readOnlyAllowed reports whether the allowance for read-only Bash
+// commands may apply: only where the kernel can confine them read-only.
+func readOnlyAllowed() bool { return sandbox.Check().Available() }
+
+// confinedByHook reports whether a hook's allow holds only inside the
+// read-only sandbox (the built-in read-only allowance).
+func confinedByHook(pre hooks.Decision) bool {
+	return pre.Permission == hooks.Allow && pre.ReadOnlyConfined
+}
