@@ -198,3 +198,19 @@ func TestReadOnlyDotDotAfterSymlinkThroughTheBinary(t *testing.T) {
 		t.Errorf("asked about %q, want %q", got, cmds)
 	}
 }
+
+// Issue 27, finding 6: options as the programs read them. grep takes
+// --rege= as --regexp= (so the outside file is an operand, not the
+// pattern), strings reads more arguments from @FILE, file -mFILE reads
+// a magic file: each is asked about, while a whole, listed option still
+// runs unasked.
+func TestReadOnlyOptionsThroughTheBinary(t *testing.T) {
+	work, away := gitRepo(t), t.TempDir()
+	secret := filepath.Join(away, "secret.txt")
+	os.WriteFile(secret, []byte("TOP-SECRET-6\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
+	cmds := []string{"grep --rege=TOP " + secret, "strings @" + secret, "file -m" + secret + " a.txt", "grep --regexp=a a.txt"}
+	if got := runBashCalls(t, work, cmds...); !slices.Equal(got, cmds[:3]) {
+		t.Errorf("asked about %q, want %q", got, cmds[:3])
+	}
+}

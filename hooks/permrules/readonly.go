@@ -154,134 +154,128 @@ type operandKind int
 const (
 	operandPaths       operandKind = iota // files or directories it reads
 	operandText                           // text, not files (echo)
-	operandPatternPath                    // a pattern, then files (grep), unless a flag gave the pattern
+	operandPatternPath                    // a pattern, then files (grep), unless an option gave the pattern
 )
 
 // readOnlySpec describes one read-only command.
 type readOnlySpec struct {
 	operands operandKind
-	// deny are flags that make it write or run something: "-o" (also
-	// inside a cluster such as -no), "--output" (also abbreviated, and
-	// with =value).
-	deny []string
-	// values are flags that take the next word as their value; patternFlags
-	// are those among them (or their long forms) that give the pattern.
-	values       []string
-	patternFlags []string
+	// opts are the options it may be given, space-separated, each "-x"
+	// or "--name" followed by what it takes: ":" a value that is text,
+	// "/" a value that is a path, "?" an optional value (only glued or
+	// after =), and "!" when it gives the pattern (grep -e). "-#" allows
+	// a count in digits (head -5, grep -2). "*" allows anything (text
+	// commands, which open no file). Every other option, abbreviations
+	// of long ones included, makes the command asked about.
+	opts string
 	// maxOperands limits the operands (-1: any number).
 	maxOperands int
 	// operand, when set, must accept every operand (date +FORMAT).
 	operand func(string) bool
 }
 
-// checksumSpec: a checksum list (-c) names the files to read.
-var checksumSpec = readOnlySpec{maxOperands: -1, deny: []string{"-c", "--check"}}
-
-// grepSpec: grep -R follows symlinks out of the tree (-r only those named).
-var grepSpec = readOnlySpec{operands: operandPatternPath, maxOperands: -1, deny: []string{"-R", "--dereference-recursive"},
-	values:       []string{"-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "--regexp", "--file", "--max-count", "--after-context", "--before-context", "--context"},
-	patternFlags: []string{"-e", "-f", "--regexp", "--file"}}
+const (
+	checksumOpts = "-b -t -z --binary --text --tag --zero"
+	grepOpts     = "-# -E -F -G -P -i -y -v -w -x -c -l -L -n -h -H -o -q -s -b -a -I -r -z -Z -U -T -e:! -f/! -m: -A: -B: -C: -d: -D: " +
+		"--extended-regexp --fixed-strings --basic-regexp --perl-regexp --ignore-case --no-ignore-case --invert-match --word-regexp " +
+		"--line-regexp --count --files-with-matches --files-without-match --line-number --no-filename --with-filename --only-matching " +
+		"--quiet --silent --no-messages --byte-offset --text --recursive --null --null-data --binary --initial-tab --line-buffered " +
+		"--color? --colour? --regexp:! --file/! --max-count: --after-context: --before-context: --context: --directories: --devices: " +
+		"--include: --exclude: --exclude-dir: --label: --binary-files:"
+)
 
 // readOnlyCommands are the commands (besides git, find, sed and cd, which
-// have their own checks) that only read files or print text.
+// have their own checks) that only read files or print text, with the
+// options known not to write, run a program or read a file that is not
+// checked: ls -L, grep -R, du -L, diff -r, rg -L and tree -l follow
+// symlinks out of the tree they walk; sort -o, tree -o and uniq's second
+// operand write; rg --pre and -z, sort --compress-program and file -z run
+// programs; --files0-from, file -f and -m, sort --random-source, du -X
+// and tree --fromfile read files named in them or by them. Commands
+// whose options could not be read exactly without a parser of their own
+// (xxd, hexdump -f, strings @FILE, column, fmt, fold, expand, unexpand)
+// are not on the list.
 var readOnlyCommands = map[string]readOnlySpec{
-	// ls -L -R walks into the directories symlinks lead to.
-	"ls": {maxOperands: -1, deny: []string{"-L", "--dereference"}}, "cat": {maxOperands: -1}, "head": {maxOperands: -1, values: []string{"-n", "-c"}},
-	"tail": {maxOperands: -1, values: []string{"-n", "-c"}}, "wc": {maxOperands: -1, deny: []string{"--files0-from"}}, "stat": {maxOperands: -1, values: []string{"-c"}},
-	"du": {maxOperands: -1, deny: []string{"--files0-from", "-L", "--dereference", "-X", "--exclude-from"}}, "df": {maxOperands: -1}, "nl": {maxOperands: -1}, "od": {maxOperands: -1},
-	"hexdump": {maxOperands: -1}, "strings": {maxOperands: -1}, "tac": {maxOperands: -1}, "rev": {maxOperands: -1},
-	"fold": {maxOperands: -1}, "expand": {maxOperands: -1}, "unexpand": {maxOperands: -1}, "fmt": {maxOperands: -1},
-	"comm": {maxOperands: 2}, "cmp": {maxOperands: 2}, "readlink": {maxOperands: -1},
-	// diff -r follows the symlinks inside the trees it compares.
-	"diff":     {maxOperands: -1, deny: []string{"-r", "--recursive"}},
-	"realpath": {maxOperands: -1}, "cut": {maxOperands: -1}, "paste": {maxOperands: -1}, "column": {maxOperands: -1},
-	"md5sum": checksumSpec, "sha1sum": checksumSpec, "sha256sum": checksumSpec, "sha512sum": checksumSpec,
-	"cksum": checksumSpec, "b2sum": checksumSpec,
-	// uniq's second operand and xxd's are files they write.
-	"uniq": {maxOperands: 1}, "xxd": {maxOperands: 1},
-	// Lists of names to read (-f, --files0-from, --fromfile) could name
-	// any file.
-	"file": {maxOperands: -1, deny: []string{"-C", "--compile", "-f", "--files-from"}},
-	"tree": {maxOperands: -1, deny: []string{"-o", "-R", "--output", "-l", "--fromfile"}},
-	"sort": {maxOperands: -1, deny: []string{"-o", "--output", "--compress-program", "-T", "--temporary-directory", "--files0-from"}},
-	"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec,
-	"rg": {operands: operandPatternPath, maxOperands: -1, deny: []string{"--pre", "-L", "--follow"},
-		values:       []string{"-e", "-f", "-g", "-t", "-T", "-m", "-A", "-B", "-C", "--regexp", "--file", "--glob", "--type", "--max-count"},
-		patternFlags: []string{"-e", "-f", "--regexp", "--file", "--files", "--type-list"}},
-	"echo": {operands: operandText, maxOperands: -1}, "printf": {operands: operandText, maxOperands: -1, deny: []string{"-v"}}, // -v sets a variable (PATH)
-	"pwd": {operands: operandText}, "whoami": {operands: operandText}, "id": {operands: operandText, maxOperands: 1},
-	"true": {operands: operandText, maxOperands: -1}, "false": {operands: operandText, maxOperands: -1},
-	"uname": {operands: operandText}, "nproc": {operands: operandText}, "arch": {operands: operandText},
-	"groups": {operands: operandText, maxOperands: -1}, "basename": {operands: operandText, maxOperands: -1},
-	"dirname": {operands: operandText, maxOperands: -1}, "seq": {operands: operandText, maxOperands: 3},
-	"which": {operands: operandText, maxOperands: -1}, "type": {operands: operandText, maxOperands: -1},
-	// date -f reads dates from a file, and prints the lines it cannot read.
-	"date": {operands: operandText, maxOperands: 1, deny: []string{"-s", "--set", "-f", "--file"}, values: []string{"-d", "-r", "--date", "--reference"},
-		operand: func(s string) bool { return strings.HasPrefix(s, "+") }},
+	"ls": {maxOperands: -1, opts: "-a -A -b -B -c -C -d -f -F -g -G -h -H -i -k -l -m -n -N -o -p -q -Q -r -R -s -S -t -u -U -v -x -X -Z -1 " +
+		"-w: -I: -T: --all --almost-all --escape --ignore-backups --directory --classify? --file-type --human-readable --si --inode " +
+		"--kibibytes --numeric-uid-gid --literal --hide-control-chars --show-control-chars --quote-name --reverse --recursive --size " +
+		"--group-directories-first --full-time --no-group --author --context --zero --color? --colour? --indicator-style: " +
+		"--quoting-style: --time-style: --time: --sort: --format: --block-size: --width: --ignore: --hide: --tabsize:"},
+	"cat":  {maxOperands: -1, opts: "-A -b -e -E -n -s -t -T -u -v --show-all --number-nonblank --number --squeeze-blank --show-ends --show-tabs --show-nonprinting"},
+	"head": {maxOperands: -1, opts: "-# -n: -c: -q -v -z --lines: --bytes: --quiet --silent --verbose --zero-terminated"},
+	"tail": {maxOperands: -1, opts: "-# -n: -c: -q -v -z --lines: --bytes: --quiet --silent --verbose --zero-terminated"},
+	"wc":   {maxOperands: -1, opts: "-c -m -l -w -L --bytes --chars --lines --words --max-line-length --total:"},
+	"stat": {maxOperands: -1, opts: "-L -f -t -c: --dereference --file-system --terse --format: --printf:"},
+	"du": {maxOperands: -1, opts: "-a -b -c -h -k -m -s -x -S -l -0 -d: -B: -t: --all --apparent-size --bytes --total --human-readable --si " +
+		"--summarize --one-file-system --separate-dirs --count-links --null --inodes --max-depth: --block-size: --threshold: --exclude:"},
+	"df": {maxOperands: -1, opts: "-a -h -H -i -k -l -P -T -t: -x: -B: --all --human-readable --si --inodes --local --portability " +
+		"--print-type --total --type: --exclude-type: --output? --block-size:"},
+	"nl": {maxOperands: -1, opts: "-p -b: -d: -f: -h: -i: -l: -n: -s: -v: -w:"},
+	"od": {maxOperands: -1, opts: "-v -a -b -c -d -f -i -l -o -s -x -A: -j: -N: -t: -w? -S? --address-radix: --skip-bytes: --read-bytes: " +
+		"--format: --output-duplicates --width? --strings? --endian:"},
+	"tac":      {maxOperands: -1, opts: "-b -r -s: --before --regex --separator:"},
+	"rev":      {maxOperands: -1},
+	"comm":     {maxOperands: 2, opts: "-1 -2 -3 -z --check-order --nocheck-order --output-delimiter: --total --zero-terminated"},
+	"cmp":      {maxOperands: 2, opts: "-b -l -s -n: -i: --print-bytes --verbose --quiet --silent --bytes: --ignore-initial:"},
+	"readlink": {maxOperands: -1, opts: "-f -e -m -n -q -s -v -z --canonicalize --canonicalize-existing --canonicalize-missing --no-newline --quiet --silent --verbose --zero"},
+	"realpath": {maxOperands: -1, opts: "-e -m -L -P -q -s -z --canonicalize-existing --canonicalize-missing --logical --physical --quiet " +
+		"--strip --no-symlinks --zero --relative-to/ --relative-base/"},
+	"diff": {maxOperands: 2, opts: "-u -U: -c -C: -q -s -y -i -w -b -B -E -Z -a -N -t -T -p -d -W: --unified? --context? --brief " +
+		"--report-identical-files --side-by-side --ignore-case --ignore-all-space --ignore-space-change --ignore-blank-lines --text " +
+		"--new-file --expand-tabs --initial-tab --show-c-function --minimal --width: --color? --label: --normal --strip-trailing-cr " +
+		"--suppress-common-lines --speed-large-files"},
+	"cut": {maxOperands: -1, opts: "-b: -c: -f: -d: -s -z -n --bytes: --characters: --fields: --delimiter: --only-delimited " +
+		"--zero-terminated --complement --output-delimiter:"},
+	"paste":     {maxOperands: -1, opts: "-d: -s -z --delimiters: --serial --zero-terminated"},
+	"md5sum":    {maxOperands: -1, opts: checksumOpts},
+	"sha1sum":   {maxOperands: -1, opts: checksumOpts},
+	"sha256sum": {maxOperands: -1, opts: checksumOpts},
+	"sha512sum": {maxOperands: -1, opts: checksumOpts},
+	"b2sum":     {maxOperands: -1, opts: checksumOpts + " -l: --length:"},
+	"cksum":     {maxOperands: -1, opts: checksumOpts + " -l: --length: -a: --algorithm: --untagged --base64 --raw"},
+	"uniq": {maxOperands: 1, opts: "-c -d -D -u -i -z -f: -s: -w: --count --repeated --unique --ignore-case --zero-terminated " +
+		"--skip-fields: --skip-chars: --check-chars:"},
+	"file": {maxOperands: -1, opts: "-b -i -L -h -k -N -E -0 -F: --brief --mime --mime-type --mime-encoding --dereference " +
+		"--no-dereference --keep-going --no-pad --extension --apple --print0 --separator:"},
+	"tree": {maxOperands: -1, opts: "-a -d -f -i -x -s -h -D -p -u -g -F -C -n -r -t -c -U -v -Q -N -A -S -J -X -L: -P: -I: " +
+		"--dirsfirst --noreport --prune --du --si --matchdirs --ignore-case --filelimit: --charset:"},
+	"sort": {maxOperands: -1, opts: "-b -d -f -g -h -i -M -n -R -r -V -c -C -m -s -u -z -k: -t: -S: --ignore-leading-blanks " +
+		"--dictionary-order --ignore-case --general-numeric-sort --human-numeric-sort --ignore-nonprinting --month-sort --numeric-sort " +
+		"--random-sort --reverse --version-sort --merge --stable --unique --zero-terminated --debug --key: --field-separator: " +
+		"--buffer-size: --parallel: --sort:"},
+	"grep": {operands: operandPatternPath, maxOperands: -1, opts: grepOpts}, "egrep": {operands: operandPatternPath, maxOperands: -1, opts: grepOpts},
+	"fgrep": {operands: operandPatternPath, maxOperands: -1, opts: grepOpts},
+	"rg": {operands: operandPatternPath, maxOperands: -1, opts: "-e:! -f/! -g: -t: -T: -m: -A: -B: -C: -M: -d: -j: -E: -i -s -S -w " +
+		"-x -v -n -N -l -c -o -F -u -U -P -a -q -p -H -I -0 -b -. --regexp:! --file/! --files! --type-list! --glob: --iglob: --type: " +
+		"--type-not: --type-add: --max-count: --after-context: --before-context: --context: --max-columns: --max-depth: --threads: " +
+		"--encoding: --ignore-case --case-sensitive --smart-case --word-regexp --line-regexp --invert-match --line-number " +
+		"--no-line-number --files-with-matches --files-without-match --count --count-matches --only-matching --fixed-strings " +
+		"--unrestricted --multiline --pcre2 --text --quiet --pretty --with-filename --no-filename --no-heading --heading --null " +
+		"--byte-offset --hidden --no-ignore --no-ignore-vcs --no-ignore-parent --no-ignore-dot --vimgrep --json --column --trim " +
+		"--stats --color: --colors: --sort: --sortr: --max-filesize: --passthru --no-messages --include-zero"},
+	// printf -v sets a variable (PATH); bash's printf has no other option.
+	"echo": {operands: operandText, maxOperands: -1, opts: "*"}, "printf": {operands: operandText, maxOperands: -1},
+	"pwd": {operands: operandText, opts: "-L -P"}, "whoami": {operands: operandText}, "id": {operands: operandText, maxOperands: 1, opts: "*"},
+	"true": {operands: operandText, maxOperands: -1, opts: "*"}, "false": {operands: operandText, maxOperands: -1, opts: "*"},
+	"uname": {operands: operandText, opts: "*"}, "nproc": {operands: operandText, opts: "*"}, "arch": {operands: operandText},
+	"groups": {operands: operandText, maxOperands: -1}, "basename": {operands: operandText, maxOperands: -1, opts: "*"},
+	"dirname": {operands: operandText, maxOperands: -1, opts: "*"}, "seq": {operands: operandText, maxOperands: 3, opts: "*"},
+	"which": {operands: operandText, maxOperands: -1, opts: "-a -s"}, "type": {operands: operandText, maxOperands: -1, opts: "-a -f -p -P -t"},
+	// date -f reads dates from a file, -s sets the clock; -d's text may
+	// name a zone file (TZ="/x"), so a value like a path out is checked.
+	"date": {operands: operandText, maxOperands: 1, opts: "-d: -r/ -u -R -I? --date: --reference/ --utc --universal --rfc-email " +
+		"--iso-8601? --rfc-3339: --debug", operand: func(s string) bool { return strings.HasPrefix(s, "+") }},
 }
 
-// generic checks a command of readOnlyCommands: its flags, the number of
-// its operands, and that each file it names is inside.
+// generic checks a command of readOnlyCommands: its options, the number
+// of its operands, and that each file it names is inside.
 func (ck *readOnlyCheck) generic(spec readOnlySpec, args []shellWord) bool {
-	var operands []shellWord
-	patternGiven := false
-	endOfFlags := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if endOfFlags || !strings.HasPrefix(a.text, "-") || a.text == "-" {
-			operands = append(operands, a)
-			continue
-		}
-		if a.text == "--" {
-			endOfFlags = true
-			continue
-		}
-		if a.glob {
-			return false
-		}
-		name, value, hasValue := strings.Cut(a.text, "=")
-		if denied(spec.deny, a.text) {
-			return false
-		}
-		takesValue := slices.Contains(spec.values, name)
-		if !takesValue && !strings.HasPrefix(name, "--") {
-			// A cluster (-A3, -n5): the first letter that takes a
-			// value takes the rest.
-			for j := 1; j < len(name); j++ {
-				if slices.Contains(spec.values, "-"+name[j:j+1]) {
-					if slices.Contains(spec.patternFlags, "-"+name[j:j+1]) {
-						patternGiven = true
-					}
-					if j == len(name)-1 {
-						takesValue = true
-					} else if !ck.flagValue(spec, name[j+1:]) {
-						return false // a value glued on (-f/etc/passwd) is checked too
-					}
-					break
-				}
-			}
-		}
-		if slices.Contains(spec.patternFlags, name) {
-			patternGiven = true
-		}
-		if hasValue && !ck.flagValue(spec, value) {
-			return false
-		}
-		if takesValue && !hasValue {
-			if i+1 >= len(args) {
-				return false
-			}
-			i++
-			if args[i].glob || !ck.flagValue(spec, args[i].text) {
-				return false
-			}
-		}
+	operands, patternGiven, ok := ck.options(spec.opts, spec.operands == operandText, args)
+	if !ok {
+		return false
 	}
 	if spec.operands == operandPatternPath && !patternGiven {
-		if len(operands) == 0 {
-			return false
-		}
-		if operands[0].glob {
+		if len(operands) == 0 || operands[0].glob {
 			return false
 		}
 		operands = operands[1:]
@@ -294,13 +288,105 @@ func (ck *readOnlyCheck) generic(spec readOnlySpec, args []shellWord) bool {
 			if o.glob || spec.operand != nil && !spec.operand(o.text) {
 				return false
 			}
-			continue
-		}
-		if !ck.path(o) {
+		} else if !ck.path(o) {
 			return false
 		}
 	}
 	return true
+}
+
+// options reads args as GNU getopt_long does, against opts (see
+// readOnlySpec): clusters (-abc), values glued (-fFILE, --file=FILE) or
+// in the next word, options after operands (GNU permutes them), and --
+// ending the options. It returns the operands, and whether an option
+// gave the pattern; ok is false for an option opts does not list or a
+// value that is not safe. Long options must be written whole: GNU
+// accepts any unambiguous prefix, but of its own list, not of opts.
+func (ck *readOnlyCheck) options(opts string, text bool, args []shellWord) (operands []shellWord, patternGiven, ok bool) {
+	known := func(name string) (string, bool) {
+		for _, o := range strings.Fields(opts) {
+			if spec, found := strings.CutPrefix(o, name); found && strings.Trim(spec, ":/?!") == "" {
+				return spec, true
+			}
+		}
+		return "", false
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.text == "--" && opts != "*":
+			return append(operands, args[i+1:]...), patternGiven, true
+		case !strings.HasPrefix(a.text, "-") || a.text == "-":
+			operands = append(operands, a)
+			continue
+		case a.glob:
+			return nil, false, false
+		case opts == "*":
+			continue
+		case len(operands) > 0 && !text && !ck.path(a):
+			// A program that does not permute reads an option after
+			// an operand as a file: it must be inside too.
+			return nil, false, false
+		}
+		// take applies the option spec with its value, glued (given)
+		// or, when it needs one, the next word.
+		take := func(spec, value string, glued bool) bool {
+			needs := strings.ContainsAny(spec, ":/")
+			if !needs && !strings.Contains(spec, "?") {
+				if glued {
+					return false // --flag=value for a flag that takes none
+				}
+			} else if !glued && needs {
+				if i+1 >= len(args) || args[i+1].glob {
+					return false
+				}
+				i++
+				value, glued = args[i].text, true
+			}
+			patternGiven = patternGiven || strings.Contains(spec, "!")
+			v := shellWord{text: value, tilde: strings.HasPrefix(value, "~")}
+			switch {
+			case !glued:
+				return true
+			case strings.Contains(spec, "/"):
+				return ck.path(v)
+			case text && (strings.HasPrefix(value, "/") || v.tilde || strings.Contains("/"+value+"/", "/../")):
+				return ck.path(v) // date -d 'TZ="/x"': see readOnlyCommands
+			}
+			return true
+		}
+		if strings.HasPrefix(a.text, "--") {
+			name, value, glued := strings.Cut(a.text, "=")
+			spec, found := known(name)
+			if !found || !take(spec, value, glued) {
+				return nil, false, false
+			}
+			continue
+		}
+		for j := 1; j < len(a.text); j++ {
+			c := a.text[j]
+			if c >= '0' && c <= '9' {
+				if _, found := known("-#"); found {
+					continue
+				}
+			}
+			spec, found := known("-" + string(c))
+			if !found {
+				return nil, false, false
+			}
+			if strings.ContainsAny(spec, ":/?") {
+				rest := a.text[j+1:]
+				if !take(spec, rest, rest != "") {
+					return nil, false, false
+				}
+				break
+			}
+			if !take(spec, "", false) {
+				return nil, false, false
+			}
+		}
+	}
+	return operands, patternGiven, true
 }
 
 // denied reports whether flag (as written, maybe -abc or --long=value) is
@@ -320,22 +406,6 @@ func denied(deny []string, flag string) bool {
 		}
 	}
 	return false
-}
-
-// flagValue checks the value of a flag. A command that reads files may
-// take one as a flag's value (diff --from-file, grep -f), so every value
-// is checked as a path would be (a number or a word names something
-// harmless inside); a text command's values only when they look like a
-// path out (absolute, ~ or ..).
-func (ck *readOnlyCheck) flagValue(spec readOnlySpec, v string) bool {
-	w := shellWord{text: v, tilde: strings.HasPrefix(v, "~")}
-	if spec.operands != operandText {
-		return ck.path(w)
-	}
-	if strings.HasPrefix(v, "/") || w.tilde || v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../") {
-		return ck.path(w)
-	}
-	return true
 }
 
 // cd allows changing into a directory inside; later relative paths are
@@ -363,7 +433,8 @@ func (ck *readOnlyCheck) cd(args []shellWord) bool {
 	return true
 }
 
-// find allows the search with no action that writes or runs anything.
+// find allows the search with no action that writes or runs anything:
+// its expression may only hold findPrimaries.
 func (ck *readOnlyCheck) find(args []shellWord) bool {
 	i := 0
 	for ; i < len(args); i++ {
@@ -403,18 +474,47 @@ func (ck *readOnlyCheck) find(args []shellWord) bool {
 		if a.glob {
 			return false // the shell would expand it into the expression
 		}
-		switch a.text {
-		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls", "-follow", "-L":
-			return false
-		case "-files0-from":
-			if i+1 >= len(args) || !ck.path(args[i+1]) {
-				return false
+		takes, known := findPrimaries[a.text]
+		if strings.HasPrefix(a.text, "-newer") && len(a.text) == 8 {
+			// -newerXY: a file's time, or a date when Y is t.
+			takes, known = "/", true
+			if a.text[7] == 't' {
+				takes = ":"
 			}
-			i++
+		}
+		if !known {
+			return false
+		}
+		if takes == "" {
+			continue
+		}
+		if i++; i >= len(args) || args[i].glob || takes == "/" && !ck.path(args[i]) {
+			return false
 		}
 	}
 	return true
 }
+
+// findPrimaries are the words of find's expression that neither write
+// nor run anything (no -exec, -ok, -delete, -fprint, -fls) nor follow
+// symlinks out (-follow), with what each takes: "" nothing, ":" a text
+// value, "/" a file (checked as a path).
+var findPrimaries = func() map[string]string {
+	m := map[string]string{}
+	for _, p := range strings.Fields("-print -print0 -ls -prune -quit -true -false -empty -depth -d -xdev -mount -readable -writable " +
+		"-executable -nouser -nogroup -noleaf -daystart -ignore_readdir_race -noignore_readdir_race -not -a -o -and -or ! ( ) ,") {
+		m[p] = ""
+	}
+	for _, p := range strings.Fields("-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -maxdepth -mindepth " +
+		"-size -mtime -mmin -atime -amin -ctime -cmin -perm -user -group -links -inum -uid -gid -regextype -lname -ilname -fstype " +
+		"-used -printf") {
+		m[p] = ":"
+	}
+	for _, p := range strings.Fields("-newer -anewer -cnewer -samefile -files0-from") {
+		m[p] = "/"
+	}
+	return m
+}()
 
 // sed allows printing: no -i (in place) and no script read from a file;
 // the script may only use commands that print or edit the pattern space

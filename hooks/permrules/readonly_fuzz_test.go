@@ -39,6 +39,9 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		"cat '[x]'*/secret", "cat [x]/secret", "cat {*}/secret", "find [\\!-]delete", "cat [^a]-pre=sh",
 		// .. after a symlink is the parent of its target (issue 27).
 		"cat docs/l/../secret", "grep -r X docs/l/..", "cd -P docs/l/.. && cat secret", "cd docs && cat l/../secret", "git -C docs/l/.. log",
+		// Options read otherwise than the programs read them (issue 27).
+		"grep --regex=x escape/secret", "grep --rege=x escape/secret", "strings @escape/secret", "hexdump -fescape/secret a.txt",
+		"file -mescape/secret a.txt", "grep -rfescape/secret a.txt", "sort --random-source=escape/secret a.txt", "grep x a.txt --file escape/secret", "tree -L /", "sort -to", "cat *'/'", "cd 0&cat 0*00", "date -df",
 	} {
 		f.Add(s)
 	}
@@ -373,6 +376,16 @@ func shortFlags(w oracleWord) string {
 	return w.text[1:end]
 }
 
+// clusterFlags are the flags of a cluster up to the first that takes a
+// value: the rest is that value (sort -to: the separator o).
+func clusterFlags(program string, w oracleWord) string {
+	short := shortFlags(w)
+	if k := strings.IndexAny(short, oracleValueLetters[program]); k >= 0 && oracleValueLetters[program] != "" {
+		short = short[:k+1]
+	}
+	return short
+}
+
 // longPrefixOf reports whether w is an abbreviation (or the whole) of
 // the long flag long, with or without =value.
 func longPrefixOf(w oracleWord, long string) bool {
@@ -383,7 +396,17 @@ func longPrefixOf(w oracleWord, long string) bool {
 // oracleValueLetters are, by program, the short flags that take a value
 // (GNU's and ripgrep's manuals): in a cluster the rest is the value.
 var oracleValueLetters = map[string]string{"grep": "efmABCdD", "egrep": "efmABCdD", "fgrep": "efmABCdD", "rg": "efgtTmABCMjE",
-	"head": "nc", "tail": "nc", "stat": "c", "date": "dr", "sort": "ktSTo", "cut": "bcdf", "od": "AjNtw", "du": "BdtX"}
+	"head": "nc", "tail": "nc", "stat": "c", "date": "dr", "sort": "ktSTo", "cut": "bcdf", "od": "AjNtw", "du": "BdtX",
+	"file": "mfFeP", "hexdump": "efns", "strings": "nteT", "tree": "LPIHTo"}
+
+// oraclePathLetters are those among them whose value is a file the
+// program reads (or writes to), and oracleLongPaths the long options
+// that take one (abbreviations count: GNU accepts them).
+var oraclePathLetters = map[string]string{"grep": "f", "egrep": "f", "fgrep": "f", "rg": "f", "date": "r", "sort": "To",
+	"du": "X", "file": "mf", "hexdump": "f", "tree": "o"}
+
+var oracleLongPaths = []string{"--file", "--reference", "--from-file", "--to-file", "--files0-from", "--exclude-from", "--random-source",
+	"--relative-to", "--relative-base", "--magic-file", "--files-from", "--fromfile", "--temporary-directory", "--ignore-file", "--output"}
 
 // attachedPath is the value glued to a flag of program (-f/etc/x,
 // --file=../x), "" when none.
@@ -391,13 +414,15 @@ func attachedPath(program string, w oracleWord) string {
 	if !strings.HasPrefix(w.text, "-") {
 		return ""
 	}
-	if _, v, ok := strings.Cut(w.text, "="); ok {
-		return v
-	}
 	if strings.HasPrefix(w.text, "--") {
+		_, v, ok := strings.Cut(w.text, "=")
+		if ok && slices.ContainsFunc(oracleLongPaths, func(l string) bool { return longPrefixOf(w, l) }) {
+			return v
+		}
 		return ""
 	}
-	if i := strings.IndexAny(w.text[1:], oracleValueLetters[program]); i >= 0 && oracleValueLetters[program] != "" {
+	if i := strings.IndexAny(w.text[1:], oracleValueLetters[program]); i >= 0 && oracleValueLetters[program] != "" &&
+		strings.IndexByte(oraclePathLetters[program], w.text[1+i]) >= 0 {
 		return w.text[2+i:]
 	}
 	return ""
@@ -429,7 +454,7 @@ func oracleText(name string, args []oracleWord, bases, roots []string, home, out
 		switch {
 		case name == "printf" && strings.Contains(shortFlags(a), "v"):
 			return "printf -v sets a variable"
-		case name == "date" && (strings.ContainsAny(shortFlags(a), "sf") || longPrefixOf(a, "--set") || longPrefixOf(a, "--file")):
+		case name == "date" && (strings.ContainsAny(clusterFlags(name, a), "sf") || longPrefixOf(a, "--set") || longPrefixOf(a, "--file")):
 			return "date sets the clock or reads a file of dates"
 		}
 		if name == "date" {
@@ -447,23 +472,32 @@ func oracleFiles(name string, args []oracleWord, bases, roots []string, home, ou
 	var operands []oracleWord
 	endOfFlags := false
 	recursive, follow := false, false
+	patternFlag := false // -e, -f or --regexp gave the pattern: no operand is
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if endOfFlags || !strings.HasPrefix(a.text, "-") || a.text == "-" {
 			operands = append(operands, a)
 			continue
 		}
+		if longPrefixOf(a, "--regexp") || longPrefixOf(a, "--file") || name == "rg" && (longPrefixOf(a, "--files") || longPrefixOf(a, "--type-list")) {
+			patternFlag = true
+		}
+		if k := strings.IndexAny(a.text[1:], oracleValueLetters[name]); !strings.HasPrefix(a.text, "--") && k >= 0 && strings.IndexByte("ef", a.text[1+k]) >= 0 {
+			patternFlag = true
+		}
 		if a.text == "--" {
 			endOfFlags = true
 			continue
 		}
-		short := shortFlags(a)
+		short := clusterFlags(name, a)
 		if letters := oracleValueLetters[name]; !strings.HasPrefix(a.text, "--") && letters != "" &&
 			strings.IndexAny(a.text[1:], letters) == len(a.text)-2 && i+1 < len(args) {
 			// The next word is the flag's value (grep -A 3, grep -f FILE).
 			i++
-			if why := oracleOutside(args[i], bases, roots, home, outside); why != "" {
-				return "a flag's value: " + why
+			if strings.IndexByte(oraclePathLetters[name], a.text[len(a.text)-1]) >= 0 {
+				if why := oracleOutside(args[i], bases, roots, home, outside); why != "" {
+					return "a flag's value: " + why
+				}
 			}
 		}
 		switch name {
@@ -521,11 +555,17 @@ func oracleFiles(name string, args []oracleWord, bases, roots []string, home, ou
 		}
 	}
 	if name == "grep" || name == "egrep" || name == "fgrep" || name == "rg" {
-		if len(operands) > 0 {
-			operands = operands[1:] // maybe the pattern: not a path
+		if len(operands) > 0 && !patternFlag {
+			operands = operands[1:] // the pattern: not a path
 		}
 	}
 	for _, o := range operands {
+		// binutils read more arguments from @FILE.
+		if at, ok := strings.CutPrefix(o.text, "@"); ok && at != "" && name == "strings" {
+			if why := oracleOutside(oracleWord{text: at}, bases, roots, home, outside); why != "" {
+				return "a response file: " + why
+			}
+		}
 		if why := oracleOutside(o, bases, roots, home, outside); why != "" {
 			return why
 		}
@@ -782,6 +822,9 @@ func oracleOutside(w oracleWord, bases, roots []string, home, outside string) st
 				base = bases[min(i, len(bases)-1)]
 			}
 			words, ok := bashExpand(w.source, base, home)
+			if _, err := os.Stat(base); err != nil {
+				words, ok = []string{w.text}, true // nothing matches in no directory
+			}
 			if !ok {
 				return "bash could not expand " + w.source
 			}

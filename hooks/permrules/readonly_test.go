@@ -456,6 +456,7 @@ func TestReadOnlyGlobsMatchAsBash(t *testing.T) {
 		"cat [y]/secret",    // no y: bash passes [y]/secret, the symlink
 		"cat {*}/secret",    // {z}
 		"ls -- -[d]elete",
+		"cat *'/'", // a quoted / still ends a directory: [x]/
 	} {
 		if ReadOnlyCommand(c, dirs) {
 			t.Errorf("allowed without asking: %q", c)
@@ -562,6 +563,102 @@ func TestReadOnlyDotDotAfterSymlinks(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"cat sub/../a.txt", "cd sub && cat b.txt", "cat alias/../a.txt", "cd alias && cat b.txt", "ls docs/.."} {
+		if !ReadOnlyCommand(c, dirs) {
+			t.Errorf("read-only command asked about: %q", c)
+		}
+	}
+}
+
+// Options are read as the programs read them (issue 27, finding 6):
+// getopt's long-option abbreviations (--rege= is --regexp=), values
+// glued to short options (-mFILE) and in clusters (-rfFILE), options
+// after operands, and response files (@FILE). Only options a command's
+// list names pass; a value that is a path is checked as one.
+func TestReadOnlyOptionsAsTheProgramsReadThem(t *testing.T) {
+	dirs, outside := readOnlyTree(t)
+	secret := filepath.Join(outside, "secret")
+	for _, c := range []string{
+		"grep --regex=x " + secret,
+		"grep --rege=x " + secret,
+		"grep --regexp=x " + secret,
+		"grep --file=" + secret + " a.txt",
+		"grep -rf" + secret + " a.txt",
+		"grep -f " + secret + " a.txt",
+		"grep x a.txt -f" + secret,
+		"grep -e x a.txt --file " + secret,
+		"strings @" + secret,
+		"strings a.txt",
+		"hexdump -f" + secret + " a.txt",
+		"xxd -ps " + secret,
+		"file -m" + secret + " a.txt",
+		"file -m " + secret + " a.txt",
+		"file -z a.txt",
+		"file -f names.txt",
+		"sort --random-source=" + secret + " a.txt",
+		"sort --compress=sh a.txt",
+		"sort --comp=sh a.txt",
+		"sort -T /tmp a.txt",
+		"du -X" + secret,
+		"du --exclude-from=" + secret,
+		"wc --files0=list",
+		"diff --from-file=" + secret + " a.txt",
+		"diff --to-file " + secret + " a.txt",
+		"rg -z x",
+		"rg --pre=sh x",
+		"rg --pre-glob=* x",
+		"tree --fromfile " + secret,
+		"date --dat=now",
+		"date -f" + secret,
+		"date -r" + secret,
+		"date --reference " + secret,
+		"cat a.txt -n/../../../../../../etc/passwd",
+		"ls --dereference -R",
+		"tail -f a.txt",
+		"realpath --relative-to=" + outside + " a.txt",
+		"cat --show-all=x a.txt",
+		"printf -v x y",
+		"head -n",
+	} {
+		if ReadOnlyCommand(c, dirs) {
+			t.Errorf("allowed without asking: %q", c)
+		}
+	}
+	for _, c := range []string{
+		"grep --regexp=x a.txt",
+		"grep -e /api/ a.txt",
+		"grep -2 -rn x sub",
+		"grep x a.txt -n",
+		"head --lines 5 a.txt",
+		"head --lines=5 -q a.txt sub/b.txt",
+		"tail -n5 a.txt",
+		"ls a.txt -l --color",
+		"cksum -a sha256 a.txt",
+		"od -w16 -An -tx1 a.txt",
+		"date -u +%s",
+		"date -r a.txt",
+		"file -b --mime-type a.txt",
+		"diff -u a.txt sub/b.txt",
+		"rg --files sub",
+		"rg -f a.txt sub",
+	} {
+		if !ReadOnlyCommand(c, dirs) {
+			t.Errorf("read-only command asked about: %q", c)
+		}
+	}
+}
+
+// find's expression may only hold primaries known to read, and a file
+// one takes is checked as a path.
+func TestReadOnlyFindPrimaries(t *testing.T) {
+	dirs, outside := readOnlyTree(t)
+	for _, c := range []string{"find . -newer " + outside + "/secret", "find . -files0-from " + outside + "/secret", "find . -fls x",
+		"find . -fprintf x %p", "find . -execdir ls \\;", "find . -someday-new-action", "find . -name", "find . -newermm " + outside} {
+		if ReadOnlyCommand(c, dirs) {
+			t.Errorf("allowed without asking: %q", c)
+		}
+	}
+	for _, c := range []string{"find . -newer a.txt -name '*.txt'", "find sub -type f -printf '%p\\n'", "find . \\( -name a -o -name b \\) -print",
+		"find . -newermt 2024-01-01", "find . ! -path './sub/*' -maxdepth 2"} {
 		if !ReadOnlyCommand(c, dirs) {
 			t.Errorf("read-only command asked about: %q", c)
 		}

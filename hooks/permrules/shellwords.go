@@ -64,12 +64,15 @@ func parseShell(line string) (cmds []simpleCommand, ok bool) {
 		}
 	}
 	// quoted adds quoted text to the word, every byte escaped in its
-	// pattern (as bash does: a quoted ! or - is no bracket syntax).
+	// pattern (as bash does: a quoted ! or - is no bracket syntax) but
+	// /, which still separates directories (*'/' lists them).
 	quoted := func(s string) {
 		w.plain = false
 		word.WriteString(s)
 		for i := 0; i < len(s); i++ {
-			pat.WriteByte('\\')
+			if s[i] != '/' {
+				pat.WriteByte('\\')
+			}
 			pat.WriteByte(s[i])
 		}
 	}
