@@ -103,7 +103,16 @@ func outer(args []string) int {
 
 // inner confines and runs the command as the namespace's first process.
 func inner(p *Policy, path string, args []string) int {
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(err)
+	}
 	if err := mountProtections(p); err != nil {
+		return fail(err)
+	}
+	// The working directory still points into the mount it was entered
+	// on, under the new ones: enter it again through them.
+	if err := os.Chdir(wd); err != nil {
 		return fail(err)
 	}
 	r, err := prepare(p)

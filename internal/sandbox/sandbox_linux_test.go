@@ -35,8 +35,14 @@ var systemRead = []string{"/usr", "/bin", "/lib", "/lib64", "/etc", "/proc", "/d
 // run starts bash -c script confined by p and returns its output and exit
 // code.
 func run(t *testing.T, p *Policy, script string) (string, int) {
+	return runIn(t, p, "", script)
+}
+
+// runIn is run with a working directory.
+func runIn(t *testing.T, p *Policy, dir, script string) (string, int) {
 	t.Helper()
 	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
@@ -217,6 +223,17 @@ func TestWritePolicyProtectsPaths(t *testing.T) {
 	}
 }
 
+// A command started in a writable folder writes there by relative
+// paths: the helper's mounts must not leave it in the read-only view.
+func TestWritePolicyWorkingDirectory(t *testing.T) {
+	l := newLayout(t)
+	p := &Policy{ReadAll: true, Write: []string{l.project}, Protect: []string{l.project + "/.git/config"}}
+	requireSandbox(t, p)
+	if out, code := runIn(t, p, l.project, "echo x > rel.txt"); code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+}
+
 // TestDieWithParent: killing the process an editor terminal started (the
 // outer helper) kills what the command started, even a process that left
 // its group.
@@ -325,7 +342,7 @@ func TestAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^(TestReadOnlyPolicy|TestNoNetwork|TestProxyPortOnly|TestWritePolicyProtectsPaths|TestDieWithParent)$", "-test.v", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run", "^(TestReadOnlyPolicy|TestNoNetwork|TestProxyPortOnly|TestWritePolicyProtectsPaths|TestWritePolicyWorkingDirectory|TestDieWithParent)$", "-test.v", "-test.count=1")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "CORDIS_SANDBOX_TEST_UNPRIVILEGED=1", "TMPDIR=/tmp", "HOME=/tmp"}
 	cmd.Dir = "/tmp"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

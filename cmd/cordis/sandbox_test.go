@@ -1,0 +1,193 @@
+package main
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cordis-agent/cordis/acp"
+	"github.com/cordis-agent/cordis/acp/acptest"
+	"github.com/cordis-agent/cordis/internal/sandbox"
+)
+
+// startAgentWithHome is startAgent with a home directory the test
+// prepared (user settings in it).
+func startAgentWithHome(t *testing.T, model *fakeModel, stateDir, workDir, home string) *acptest.Editor {
+	cmd := exec.Command(binary, "acp", "--state-dir", stateDir)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"ANTHROPIC_BASE_URL=" + model.srv.URL, "ANTHROPIC_API_KEY=test-key"}
+	cmd.Dir = workDir
+	return acptest.StartProcess(t, cmd)
+}
+
+func requireKernelSandbox(t *testing.T, writes bool) {
+	t.Helper()
+	s := sandbox.Check()
+	if !s.Available() || writes && !s.CanConfineWrites() {
+		t.Skipf("this machine cannot provide the sandbox: %s", s)
+	}
+}
+
+func (f *fakeModel) allRequests() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.requests, "\n")
+}
+
+// writeScript writes an executable that leaves a marker file when run.
+func writeScript(t *testing.T, path, marker string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/sh\necho ran >> "+marker+"\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 27, finding 1: git commands that run unasked never run programs
+// the repository's configuration names, from .git/config (fsmonitor,
+// pager, external diff), a committed .gitattributes (a textconv driver) or
+// a committed directory laid out as a bare repository.
+func TestReadOnlyGitRunsNoRepositoryProgram(t *testing.T) {
+	requireKernelSandbox(t, false)
+	ctx := testCtx(t)
+	state, work, outside := t.TempDir(), gitRepo(t), t.TempDir()
+	marker := filepath.Join(outside, "marker")
+	evil := filepath.Join(outside, "evil.sh")
+	writeScript(t, evil, marker)
+	gitIn := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o644)
+	os.WriteFile(filepath.Join(work, ".gitattributes"), []byte("*.txt diff=evil\n"), 0o644)
+	gitIn(work, "add", ".")
+	gitIn(work, "commit", "-qm", "one")
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("two\n"), 0o644)
+	for _, kv := range [][2]string{{"core.fsmonitor", evil}, {"core.pager", evil}, {"diff.external", evil}, {"diff.evil.textconv", evil}} {
+		gitIn(work, "config", kv[0], kv[1])
+	}
+	// A committed folder laid out as a bare repository.
+	bare := filepath.Join(work, "vendor", "lib")
+	gitIn(work, "init", "-q", "--bare", bare)
+	gitIn(bare, "config", "core.fsmonitor", evil)
+
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"git status"}`), textReply("ok"),
+		toolReply("toolu_2", "Bash", `{"command":"git diff"}`), textReply("ok"),
+		toolReply("toolu_3", "Bash", `{"command":"git log -p"}`), textReply("ok"),
+		toolReply("toolu_4", "Bash", `{"command":"git -C vendor/lib status"}`), textReply("ok"))
+	e, _ := startAgent(t, model, state, work)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for _, text := range []string{"status", "diff", "log", "bare"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("a program the repository names ran (%d times) during unasked git commands; asked: %q", strings.Count(string(b), "ran"), asked.titles())
+	}
+	if !strings.Contains(model.allRequests(), "a.txt") {
+		t.Error("git status did not run or its output did not reach the model")
+	}
+}
+
+// Issue 27, finding 2: in acceptEdits, an edit of a file that makes
+// something run later is asked about, so two unasked calls (an edit of
+// .git/config, then git status) cannot run the model's code.
+func TestAcceptEditsAsksBeforeProtectedFiles(t *testing.T) {
+	ctx := testCtx(t)
+	state, work := t.TempDir(), gitRepo(t)
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Write", `{"file_path":"`+filepath.Join(work, ".git", "hooks", "pre-commit")+`","content":"#!/bin/sh\necho pwned\n"}`), textReply("ok"),
+		toolReply("toolu_2", "Write", `{"file_path":"`+filepath.Join(work, ".mcp.json")+`","content":"{}"}`), textReply("ok"),
+		toolReply("toolu_3", "Write", `{"file_path":"`+filepath.Join(work, "notes.txt")+`","content":"fine"}`), textReply("ok"))
+	e, _ := startAgent(t, model, state, work)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	setMode(t, e, sid, "acceptEdits")
+	for _, text := range []string{"hook", "mcp", "notes"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+	titles := asked.titles()
+	if len(titles) != 2 || !strings.Contains(titles[0], "pre-commit") || !strings.Contains(titles[1], ".mcp.json") {
+		t.Errorf("asked about %q, want the hook and .mcp.json only", titles)
+	}
+	for _, f := range []string{".git/hooks/pre-commit", ".mcp.json"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err == nil {
+			t.Errorf("%s was written without the user's approval", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "notes.txt")); err != nil {
+		t.Errorf("an ordinary edit was not approved by acceptEdits: %v", err)
+	}
+}
+
+// Claude Code's sandbox settings through the binary: with
+// sandbox.enabled in the user's settings, Bash commands run without a
+// question inside the workspace sandbox, which lets them write the
+// project but not outside it, not the protected files, and reach no
+// network; dangerouslyDisableSandbox is asked about.
+func TestSandboxSettingsConfineBash(t *testing.T) {
+	requireKernelSandbox(t, true)
+	ctx := testCtx(t)
+	state, work, outside, home := t.TempDir(), gitRepo(t), t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"sandbox":{"enabled":true}}`), 0o644)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	config := filepath.Join(work, ".git", "config")
+	before, _ := os.ReadFile(config)
+
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt && mkdir -p build && echo o > build/out"}`), textReply("ok"),
+		toolReply("toolu_2", "Bash", `{"command":"echo out > `+filepath.Join(outside, "x.txt")+`"}`), textReply("ok"),
+		toolReply("toolu_3", "Bash", `{"command":"echo '[core] fsmonitor = /tmp/x' >> .git/config"}`), textReply("ok"),
+		toolReply("toolu_4", "Bash", `{"command":"echo hi > /dev/tcp/127.0.0.1/`+port+`"}`), textReply("ok"),
+		toolReply("toolu_5", "Bash", `{"command":"echo out > `+filepath.Join(outside, "y.txt")+`","dangerouslyDisableSandbox":true}`), textReply("ok"))
+	e := startAgentWithHome(t, model, state, work, home)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for _, text := range []string{"inside", "outside", "config", "network", "unsandboxed"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+	if titles := asked.titles(); len(titles) != 1 || !strings.Contains(titles[0], "y.txt") {
+		t.Errorf("asked about %q, want only the unsandboxed command", titles)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "build", "out")); err != nil || string(b) != "o\n" {
+		t.Errorf("the confined command could not write the project: %v\n%s", err, model.allRequests())
+	}
+	for _, f := range []string{"x.txt", "y.txt"} {
+		if _, err := os.Stat(filepath.Join(outside, f)); err == nil {
+			t.Errorf("%s was written outside the project", f)
+		}
+	}
+	if after, _ := os.ReadFile(config); string(after) != string(before) {
+		t.Errorf(".git/config changed inside the sandbox: %q", after)
+	}
+	requests := model.allRequests()
+	if !strings.Contains(requests, "Permission denied") && !strings.Contains(requests, "Read-only file system") {
+		t.Errorf("the refused writes did not fail as the kernel refuses them")
+	}
+}
