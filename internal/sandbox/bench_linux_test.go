@@ -1,0 +1,46 @@
+package sandbox
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+// The cost a sandbox adds per command: bash -c true started and waited for,
+// unconfined, in the read-only sandbox (a fresh locked thread, no extra
+// exec) and in the workspace sandbox (the helper, its namespaces and
+// mounts). Compare the ratios within one run (bench/run.sh, BENCHMARKS.md).
+func benchmarkStart(b *testing.B, p *Policy) {
+	if p != nil {
+		if err := Check().usable(p); err != nil {
+			b.Skipf("cannot enforce: %v", err)
+		}
+	}
+	for b.Loop() {
+		cmd := exec.Command("/bin/bash", "-c", "true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		var err error
+		if p == nil {
+			err = cmd.Start()
+		} else {
+			err = Start(cmd, p, cmd.Start)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStartUnconfined(b *testing.B) { benchmarkStart(b, nil) }
+
+func BenchmarkStartReadOnly(b *testing.B) {
+	benchmarkStart(b, &Policy{Read: append([]string{b.TempDir()}, systemRead...)})
+}
+
+func BenchmarkStartWorkspace(b *testing.B) {
+	dir := b.TempDir()
+	benchmarkStart(b, &Policy{ReadAll: true, Write: []string{dir}, Protect: []string{dir + "/.git/config"}})
+}
