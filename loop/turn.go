@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/hooks"
+	"github.com/cordis-agent/cordis/internal/secrets"
 	"github.com/cordis-agent/cordis/llm"
 	"github.com/cordis-agent/cordis/loop/tools"
 	"github.com/cordis-agent/cordis/sessionlog"
@@ -502,18 +503,41 @@ func (r *runner) step(ctx context.Context, step int) (*llm.Response, error) {
 	r.messageID = newMessageID()
 	var text strings.Builder
 	streamed := newTextBatch(func(t string) { r.record(streamTextEvent{Text: t}) })
+	// Each record (frame, log line) is scrubbed as it is written, but a
+	// key split over deltas would reach the editor and the log's batches
+	// whole once joined: the streams hold back an end that could start a
+	// key until the next delta decides it (secrets.Stream).
+	var textScrub, thoughtScrub secrets.Stream
+	emitText := func(t string) {
+		if t != "" {
+			streamed.add(t)
+			r.emitText(ctx, t)
+		}
+	}
+	emitThought := func(t string) {
+		if t != "" {
+			r.emitThought(ctx, t)
+		}
+	}
 	resp, err := s.agent.cfg.Provider.Stream(ctx, req, func(d llm.Delta) {
 		switch d.Kind {
 		case llm.DeltaText:
 			text.WriteString(d.Text)
-			streamed.add(d.Text)
-			r.emitText(ctx, d.Text)
+			emitThought(thoughtScrub.Flush()) // the thinking ended first
+			emitText(textScrub.Write(d.Text))
 		case llm.DeltaThinking:
-			r.emitThought(ctx, d.Text)
+			emitText(textScrub.Flush())
+			emitThought(thoughtScrub.Write(d.Text))
 		case llm.DeltaRetry:
+			emitThought(thoughtScrub.Flush())
+			emitText(textScrub.Flush())
 			r.showRetry(ctx, d.Text)
 		}
 	})
+	// The response ended, failed or was cancelled: what is held back
+	// follows what was shown, before anything else.
+	emitThought(thoughtScrub.Flush())
+	emitText(textScrub.Flush())
 	streamed.end(resp != nil)
 	if resp != nil {
 		r.keepResponse(ctx, resp, err != nil, text.String(), model)

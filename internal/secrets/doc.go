@@ -11,7 +11,14 @@
 // once. Values are matched byte for byte: a key is made of characters that
 // JSON does not escape, so scrubbing an encoded JSON line never breaks it.
 //
+// Scrub and Writer see one record at a time; text that reaches the editor
+// in pieces (a model's streamed answer, its thinking) goes through a
+// Stream, which holds back the end of a piece that could begin a value
+// until the next piece decides it, so a key split over pieces is caught.
+//
 // Concurrency: Register is meant for start-up, before the agent serves; it
 // is nevertheless safe at any time, as are Scrub, ScrubString and Writer
 // from any number of goroutines (the set of values is replaced atomically).
+// A Stream belongs to one sequence of pieces, used by one goroutine at a
+// time.
 package secrets

@@ -83,7 +83,8 @@ func ScrubString(s string) string {
 
 // Writer scrubs every Write before passing it on. A value split across two
 // writes is not caught, so it is for writers that are given whole records
-// (a JSON-RPC frame, a log line) per call.
+// (a JSON-RPC frame, a log line) per call; text that streams in pieces
+// goes through a Stream first.
 type Writer struct{ W io.Writer }
 
 // Write writes p scrubbed; it reports len(p) on success, whatever the
@@ -93,4 +94,54 @@ func (w Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Stream scrubs text that arrives in pieces, such as a model's streamed
+// answer, where a value may be split over several pieces that each look
+// harmless. The end of a piece that could be the start of a value (at
+// most the longest value less one byte) is held back until the next piece
+// or Flush shows whether the value completes; everything else passes at
+// once. Held text is never dropped or reordered: it is the start of what
+// the next Write or Flush returns.
+//
+// The zero value is ready. A Stream is for one sequence of pieces, read by
+// one goroutine at a time.
+type Stream struct {
+	held string
+}
+
+// Write returns what of the held text and s can be passed on now,
+// scrubbed ("" when all of it is held back).
+func (st *Stream) Write(s string) string {
+	p := current.Load()
+	if p == nil {
+		s, st.held = st.held+s, ""
+		return s
+	}
+	s = ScrubString(st.held + s)
+	keep := 0
+	for _, sec := range *p {
+		keep = max(keep, partialAtEnd(s, sec.value))
+	}
+	st.held = s[len(s)-keep:]
+	return s[:len(s)-keep]
+}
+
+// Flush returns the held text: the pieces ended, so it completes no
+// value (a complete one was already replaced by Write).
+func (st *Stream) Flush() string {
+	s := st.held
+	st.held = ""
+	return s
+}
+
+// partialAtEnd is the length of the longest end of s that is a proper
+// start of value (0 when none is).
+func partialAtEnd(s string, value []byte) int {
+	for k := min(len(s), len(value)-1); k > 0; k-- {
+		if s[len(s)-k] == value[0] && s[len(s)-k:] == string(value[:k]) {
+			return k
+		}
+	}
+	return 0
 }

@@ -63,3 +63,64 @@ func BenchmarkScrubFrame(b *testing.B) {
 		Scrub(frame)
 	}
 }
+
+// A value split over pieces at any two points is caught by a Stream, and
+// the pieces it returns, joined, are the whole text scrubbed: nothing
+// held back is lost or moved. Two values, one the start of the other's
+// shape, and text that only looks like a start, are in the mix.
+func TestStreamCatchesValuesSplitOverPieces(t *testing.T) {
+	t.Cleanup(Reset)
+	Reset()
+	const key, other = "sk-ant-api03-Abc_def-123456789", "sk-proj-XYZ987654"
+	Register("ANTHROPIC_API_KEY", key)
+	Register("OPENAI_API_KEY", other)
+	whole := "before sk-ant- (not a key) " + key + " middle sk-" + other + " after sk"
+	want := ScrubString(whole)
+	for i := 0; i <= len(whole); i++ {
+		for j := i; j <= len(whole); j++ {
+			var st Stream
+			var out []string
+			for _, piece := range []string{whole[:i], whole[i:j], whole[j:]} {
+				out = append(out, st.Write(piece))
+			}
+			out = append(out, st.Flush())
+			got := ""
+			for _, o := range out {
+				if o != "" && (bytes.Contains([]byte(o), []byte(key)) || bytes.Contains([]byte(o), []byte(other))) {
+					t.Fatalf("split at %d, %d: piece %q holds a value", i, j, o)
+				}
+				got += o
+			}
+			if got != want {
+				t.Fatalf("split at %d, %d: joined %q, want %q", i, j, got, want)
+			}
+		}
+	}
+}
+
+// Text that cannot start a value passes at once; only a possible start
+// is held, and at most the longest value less one byte.
+func TestStreamHoldsOnlyAPossibleStart(t *testing.T) {
+	t.Cleanup(Reset)
+	Reset()
+	const key = "0123456789abcdef"
+	Register("K", key)
+	var st Stream
+	if got := st.Write("plain text"); got != "plain text" {
+		t.Errorf("Write = %q, want it all at once", got)
+	}
+	if got := st.Write("count: 0123"); got != "count: " {
+		t.Errorf("Write = %q, want the possible start held", got)
+	}
+	if got := st.Write("456789abcde"); got != "" {
+		t.Errorf("Write = %q, want all of it held (15 bytes of the key)", got)
+	}
+	if got := st.Write("!"); got != "0123456789abcde!" {
+		t.Errorf("Write = %q, want the held text once it cannot be the key", got)
+	}
+	var empty Stream
+	Reset()
+	if got := empty.Write("0123"); got != "0123" {
+		t.Errorf("Write without values = %q", got)
+	}
+}
