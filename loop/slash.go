@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,14 +137,24 @@ func joinSlash(names []string) string {
 // governed like a Bash call (approveSnippets), 10 s per command.
 func (s *Session) expander(command, turnID string) *commands.Expander {
 	env := &tools.Env{Cwd: s.cwd, Roots: s.roots}
+	var uses map[string]sandboxUse // how each approved snippet runs
 	return &commands.Expander{
 		Resolve: env.Resolve,
 		Roots:   s.roots,
 		Approve: func(ctx context.Context, cmds []string) ([]string, error) {
-			return s.approveSnippets(ctx, command, turnID, cmds)
+			run, u, err := s.approveSnippets(ctx, command, turnID, cmds)
+			uses = u
+			return run, err
 		},
 		Shell: func(ctx context.Context, command string) (string, error) {
-			res := proc.Run(ctx, proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000, EnvPolicy: s.agent.cfg.EnvPolicy})
+			c := proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000, EnvPolicy: s.agent.cfg.EnvPolicy}
+			if use := uses[command]; use != unconfined {
+				c.Sandbox = s.sandboxFor(use)
+				if use == confinedReadOnly {
+					c.Env = append(os.Environ(), gitNeutralEnv...)
+				}
+			}
+			res := proc.Run(ctx, c)
 			if res.Err != nil {
 				return "", res.Err
 			}

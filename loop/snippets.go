@@ -13,6 +13,7 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/loop/commands"
+	"github.com/cordis-agent/cordis/loop/tools"
 )
 
 // snippetTool is the tool a prompt command's shell snippet is governed
@@ -28,24 +29,41 @@ const snippetTool = "Bash"
 // shown together, each in full, in one permission request. Any denial
 // runs none of them and names the command and the reason; anything that
 // cannot be answered denies (fail closed). It returns the commands to run.
-func (s *Session) approveSnippets(ctx context.Context, command, turnID string, cmds []string) ([]string, error) {
-	g := snippetGovernor{s: s, turnID: turnID, run: slices.Clone(cmds), askReason: map[int]string{}}
+func (s *Session) approveSnippets(ctx context.Context, command, turnID string, cmds []string) ([]string, map[string]sandboxUse, error) {
+	g := snippetGovernor{s: s, turnID: turnID, run: slices.Clone(cmds), askReason: map[int]string{}, confine: map[int]sandboxUse{}}
 	ask, err := g.preToolUse(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	askUser, err := g.permissionRequest(ctx, ask)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(askUser) == 0 {
-		return g.run, nil
+	if len(askUser) > 0 {
+		if err := g.confirm(ctx, command, askUser); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := g.confirm(ctx, command, askUser); err != nil {
-		return nil, err
+	// A snippet runs confined as the Bash call it stands for would: read-
+	// only when the read-only allowance or plan mode let it through, in
+	// the workspace sandbox when the session's sandbox is on.
+	uses := map[string]sandboxUse{}
+	for i, c := range g.run {
+		use := g.confine[i]
+		if use == unconfined && s.workspaceConfined(bashTool{}, permrules.NewCall("Bash", bashInput(c), s.cwd), bashInput(c)) {
+			use = confinedWorkspace
+		}
+		if prev, ok := uses[c]; !ok || use == confinedReadOnly || prev == confinedWorkspace && use != unconfined {
+			uses[c] = use
+		}
 	}
-	return g.run, nil
+	return g.run, uses, nil
 }
+
+// bashTool stands for the Bash tool where only its name matters.
+type bashTool struct{ tools.Tool }
+
+func (bashTool) Name() string { return "Bash" }
 
 // snippetGovernor is one prompt command's snippets on their way through
 // the seams and the user.
@@ -54,6 +72,7 @@ type snippetGovernor struct {
 	turnID    string
 	run       []string       // the commands, as hooks rewrote them
 	askReason map[int]string // why a hook wants the user asked
+	confine   map[int]sandboxUse
 }
 
 // deny records that snippet i does not run, and why.
@@ -97,6 +116,9 @@ func (g *snippetGovernor) preToolUse(ctx context.Context) (ask []int, err error)
 		call := permrules.NewCall(snippetTool, bashInput(g.run[i]), s.cwd)
 		granted, _ := s.answers.match(call, s.cwd)
 		granted = cmp.Or(granted, s.grants.match(call))
+		if mode == ModePlan || confinedByHook(pre) {
+			g.confine[i] = confinedReadOnly
+		}
 		switch {
 		case mode == ModePlan && !s.readOnlyCommand(call):
 			// A snippet that only reads runs in plan mode, as a Bash
