@@ -214,3 +214,18 @@ func TestReadOnlyOptionsThroughTheBinary(t *testing.T) {
 		t.Errorf("asked about %q, want %q", got, cmds[:3])
 	}
 }
+
+// Issue 27, finding 7: git diff with a file outside the repository is an
+// implicit --no-index diff that prints it, git blame --contents prints
+// the file it is given, and a %G format runs gpg: each is asked about,
+// while git diff of a file inside still runs unasked.
+func TestReadOnlyGitOperandsThroughTheBinary(t *testing.T) {
+	work, away := gitRepo(t), t.TempDir()
+	secret := filepath.Join(away, "secret.txt")
+	os.WriteFile(secret, []byte("TOP-SECRET-7\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\n"), 0o644)
+	cmds := []string{"git diff " + secret + " a.txt", "git blame --contents " + secret + " a.txt", "git log --format='%G?'", "git diff -- a.txt"}
+	if got := runBashCalls(t, work, cmds...); !slices.Equal(got, cmds[:3]) {
+		t.Errorf("asked about %q, want %q", got, cmds[:3])
+	}
+}

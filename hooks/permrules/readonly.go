@@ -162,8 +162,9 @@ type readOnlySpec struct {
 	operands operandKind
 	// opts are the options it may be given, space-separated, each "-x"
 	// or "--name" followed by what it takes: ":" a value that is text,
-	// "/" a value that is a path, "?" an optional value (only glued or
-	// after =), and "!" when it gives the pattern (grep -e). "-#" allows
+	// "/" a value that is a path, "%" a value that is git's format,
+	// "?" an optional value (only glued or after =), and "!" when it
+	// gives the pattern (grep -e). "-#" allows
 	// a count in digits (head -5, grep -2). "*" allows anything (text
 	// commands, which open no file). Every other option, abbreviations
 	// of long ones included, makes the command asked about.
@@ -305,7 +306,7 @@ func (ck *readOnlyCheck) generic(spec readOnlySpec, args []shellWord) bool {
 func (ck *readOnlyCheck) options(opts string, text bool, args []shellWord) (operands []shellWord, patternGiven, ok bool) {
 	known := func(name string) (string, bool) {
 		for _, o := range strings.Fields(opts) {
-			if spec, found := strings.CutPrefix(o, name); found && strings.Trim(spec, ":/?!") == "" {
+			if spec, found := strings.CutPrefix(o, name); found && strings.Trim(spec, ":/?!%") == "" {
 				return spec, true
 			}
 		}
@@ -331,8 +332,9 @@ func (ck *readOnlyCheck) options(opts string, text bool, args []shellWord) (oper
 		// take applies the option spec with its value, glued (given)
 		// or, when it needs one, the next word.
 		take := func(spec, value string, glued bool) bool {
-			needs := strings.ContainsAny(spec, ":/")
-			if !needs && !strings.Contains(spec, "?") {
+			optional := strings.Contains(spec, "?")
+			needs := !optional && strings.ContainsAny(spec, ":/%")
+			if !needs && !optional {
 				if glued {
 					return false // --flag=value for a flag that takes none
 				}
@@ -350,6 +352,8 @@ func (ck *readOnlyCheck) options(opts string, text bool, args []shellWord) (oper
 				return true
 			case strings.Contains(spec, "/"):
 				return ck.path(v)
+			case strings.Contains(spec, "%"):
+				return gitFormat(value)
 			case text && (strings.HasPrefix(value, "/") || v.tilde || strings.Contains("/"+value+"/", "/../")):
 				return ck.path(v) // date -d 'TZ="/x"': see readOnlyCommands
 			}
@@ -374,7 +378,7 @@ func (ck *readOnlyCheck) options(opts string, text bool, args []shellWord) (oper
 			if !found {
 				return nil, false, false
 			}
-			if strings.ContainsAny(spec, ":/?") {
+			if strings.ContainsAny(spec, ":/?%") {
 				rest := a.text[j+1:]
 				if !take(spec, rest, rest != "") {
 					return nil, false, false
@@ -387,25 +391,6 @@ func (ck *readOnlyCheck) options(opts string, text bool, args []shellWord) (oper
 		}
 	}
 	return operands, patternGiven, true
-}
-
-// denied reports whether flag (as written, maybe -abc or --long=value) is
-// one of deny: a short flag anywhere in a cluster, a long flag also when
-// abbreviated (GNU and git accept unambiguous prefixes, so --out means
-// --output).
-func denied(deny []string, flag string) bool {
-	name, _, _ := strings.Cut(flag, "=")
-	for _, d := range deny {
-		switch {
-		case strings.HasPrefix(d, "--"):
-			if strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(d, name) {
-				return true
-			}
-		case !strings.HasPrefix(name, "--") && strings.Contains(name[1:], d[1:]):
-			return true
-		}
-	}
-	return false
 }
 
 // cd allows changing into a directory inside; later relative paths are
@@ -424,13 +409,19 @@ func (ck *readOnlyCheck) cd(args []shellWord) bool {
 	if target == nil || !ck.path(*target) {
 		return false // cd alone goes home, cd - to the last directory
 	}
-	// bash's cd -L goes to the path with .. removed as text, cd -P
-	// where the kernel lands; later paths are checked from both.
-	for _, b := range ck.candidates(*target, false) {
+	ck.cdInto(*target)
+	return true
+}
+
+// cdInto adds the directory a cd (or git -C) to dir, checked, may lead
+// to as a base for later relative paths. bash's cd -L goes to the path
+// with .. removed as text, cd -P and git -C where the kernel lands:
+// both are added.
+func (ck *readOnlyCheck) cdInto(dir shellWord) {
+	for _, b := range ck.candidates(dir, false) {
 		phys, _ := physicalPath(b)
 		ck.bases = append(ck.bases, filepath.Clean(b), phys)
 	}
-	return true
 }
 
 // find allows the search with no action that writes or runs anything:
@@ -696,202 +687,6 @@ func sedDelimited(s string, i int, delim byte) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// gitReadOnly are git's subcommands that only read, with what each
-// refuses (see git).
-var gitReadOnly = map[string]func(ck *readOnlyCheck, args []shellWord) bool{
-	"status":        gitAnyFlags(),
-	"diff":          gitAnyFlags(gitDiffDeny...),
-	"log":           gitAnyFlags(gitDiffDeny...),
-	"show":          gitAnyFlags(gitDiffDeny...),
-	"whatchanged":   gitAnyFlags(gitDiffDeny...),
-	"diff-tree":     gitAnyFlags(gitDiffDeny...),
-	"diff-index":    gitAnyFlags(gitDiffDeny...),
-	"diff-files":    gitAnyFlags(gitDiffDeny...),
-	"shortlog":      gitAnyFlags(gitDiffDeny...),
-	"blame":         gitAnyFlags(),
-	"annotate":      gitAnyFlags(),
-	"rev-parse":     gitAnyFlags(),
-	"rev-list":      gitAnyFlags("--output"),
-	"ls-files":      gitAnyFlags(),
-	"ls-tree":       gitAnyFlags(),
-	"cat-file":      gitAnyFlags(),
-	"describe":      gitAnyFlags(),
-	"merge-base":    gitAnyFlags(),
-	"name-rev":      gitAnyFlags(),
-	"show-ref":      gitAnyFlags(),
-	"for-each-ref":  gitAnyFlags(),
-	"show-branch":   gitAnyFlags("--reflog"),
-	"count-objects": gitAnyFlags(),
-	"check-ignore":  gitAnyFlags(),
-	"check-attr":    gitAnyFlags(),
-	"grep":          gitAnyFlags("-O", "--open-files-in-pager", "--no-index", "--ext-grep"),
-	"branch":        gitListing("--list", "-l", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "-i", "--ignore-case", "--color", "--no-color", "--column", "--no-column", "--abbrev", "--no-abbrev", "--omit-empty"),
-	"tag":           gitListing("--list", "-l", "-i", "--ignore-case", "--color", "--no-color", "--column", "--no-column", "--omit-empty"),
-	"remote":        gitRemote,
-	"reflog":        gitReflog,
-	"stash":         gitSubcommands("list", "show"),
-	"worktree":      gitSubcommands("list"),
-	"config":        gitConfig,
-	"version":       gitAnyFlags(),
-}
-
-// gitDiffDeny are the flags of git's diff family that write a file, run a
-// configured external program, or compare files outside the repository.
-var gitDiffDeny = []string{"--output", "--ext-diff", "--no-index"}
-
-// gitAnyFlags allows any flag but deny.
-func gitAnyFlags(deny ...string) func(*readOnlyCheck, []shellWord) bool {
-	return func(_ *readOnlyCheck, args []shellWord) bool {
-		for _, a := range args {
-			if a.glob || strings.HasPrefix(a.text, "-") && denied(deny, a.text) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
-// gitValueFlags are the listing flags of git branch and tag that take a
-// value (as --flag=value or the next word).
-var gitValueFlags = []string{"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
-
-// gitListing allows git branch / tag only when they list: the listed
-// flags, -n<lines> for tag, and names (patterns) only after --list.
-func gitListing(flags ...string) func(*readOnlyCheck, []shellWord) bool {
-	return func(_ *readOnlyCheck, args []shellWord) bool {
-		listing, names := false, 0
-		for i := 0; i < len(args); i++ {
-			a := args[i].text
-			name, _, hasValue := strings.Cut(a, "=")
-			switch {
-			case args[i].glob:
-				return false
-			case a == "--list" || a == "-l":
-				listing = true
-			case slices.Contains(flags, a):
-			case slices.Contains(gitValueFlags, name):
-				if !hasValue {
-					i++
-				}
-			case strings.HasPrefix(a, "-n") && isDigits(strings.TrimPrefix(a, "-n")) || a == "-n":
-			case len(a) > 2 && a[0] == '-' && a[1] != '-' && shortCluster(a, flags):
-			case strings.HasPrefix(a, "-"):
-				return false
-			default:
-				names++
-			}
-		}
-		return names == 0 || listing
-	}
-}
-
-// shortCluster reports whether every letter of a cluster (-av) is one of
-// the listed short flags.
-func shortCluster(cluster string, flags []string) bool {
-	for _, c := range cluster[1:] {
-		if !slices.Contains(flags, "-"+string(c)) {
-			return false
-		}
-	}
-	return true
-}
-
-func gitRemote(_ *readOnlyCheck, args []shellWord) bool {
-	for i, a := range args {
-		switch {
-		case a.glob:
-			return false
-		case a.text == "-v" || a.text == "--verbose":
-		case a.text == "get-url" && i == 0:
-			for _, b := range args[1:] {
-				if b.glob || strings.HasPrefix(b.text, "-") && b.text != "--push" && b.text != "--all" {
-					return false
-				}
-			}
-			return true
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func gitReflog(_ *readOnlyCheck, args []shellWord) bool {
-	for _, a := range args {
-		if a.glob {
-			return false
-		}
-		if !strings.HasPrefix(a.text, "-") {
-			// The first operand is a subcommand or the ref to show.
-			switch a.text {
-			case "expire", "delete", "drop", "write":
-				return false
-			}
-			return gitAnyFlags(gitDiffDeny...)(nil, args)
-		}
-	}
-	return gitAnyFlags(gitDiffDeny...)(nil, args)
-}
-
-// gitSubcommands allows git stash / worktree with one of the listed
-// subcommands, which only read.
-func gitSubcommands(allowed ...string) func(*readOnlyCheck, []shellWord) bool {
-	return func(_ *readOnlyCheck, args []shellWord) bool {
-		if len(args) == 0 || !slices.Contains(allowed, args[0].text) {
-			return false
-		}
-		return gitAnyFlags(gitDiffDeny...)(nil, args[1:])
-	}
-}
-
-// gitConfig allows reading settings: --get, --get-all, --get-regexp,
-// --list (or git config get / list), from the usual files only.
-func gitConfig(_ *readOnlyCheck, args []shellWord) bool {
-	reads := false
-	for i, a := range args {
-		switch {
-		case a.glob:
-			return false
-		case i == 0 && (a.text == "get" || a.text == "list"):
-			reads = true
-		case slices.Contains([]string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"}, a.text):
-			reads = true
-		case slices.Contains([]string{"--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope", "--name-only", "-z", "--null", "--bool", "--int", "--path", "--all", "--includes", "--no-includes"}, a.text):
-		case strings.HasPrefix(a.text, "--type=") || strings.HasPrefix(a.text, "--default="):
-		case strings.HasPrefix(a.text, "-"):
-			return false // --file, --blob, --unset, --add, --edit ...
-		}
-	}
-	return reads
-}
-
-// git checks git's own options (--no-pager, -P, --no-optional-locks,
-// -C inside the session's directories; -c, --git-dir, --exec-path and
-// the others are refused) and then the subcommand. An alias is an
-// unknown subcommand: it could stand for anything.
-func (ck *readOnlyCheck) git(args []shellWord) bool {
-	for len(args) > 0 {
-		a := args[0]
-		switch {
-		case a.text == "--no-pager" || a.text == "-P" || a.text == "--no-optional-locks" || a.text == "--literal-pathspecs":
-			args = args[1:]
-		case a.text == "-C":
-			if len(args) < 2 || !ck.path(args[1]) {
-				return false
-			}
-			args = args[2:]
-		case a.text == "--version" && len(args) == 1:
-			return true
-		case strings.HasPrefix(a.text, "-") || a.glob:
-			return false
-		default:
-			check, ok := gitReadOnly[a.text]
-			return ok && check(ck, args[1:])
-		}
-	}
-	return false
 }
 
 // maxGlobMatches is how many files a glob may match before the command

@@ -42,6 +42,9 @@ func FuzzReadOnlyCommand(f *testing.F) {
 		// Options read otherwise than the programs read them (issue 27).
 		"grep --regex=x escape/secret", "grep --rege=x escape/secret", "strings @escape/secret", "hexdump -fescape/secret a.txt",
 		"file -mescape/secret a.txt", "grep -rfescape/secret a.txt", "sort --random-source=escape/secret a.txt", "grep x a.txt --file escape/secret", "tree -L /", "sort -to", "cat *'/'", "cd 0&cat 0*00", "date -df",
+		// git operands and files read as paths (issue 27).
+		"git diff escape/secret a.txt", "git diff a.txt ../x", "git blame --contents escape/secret a.txt", "git log -p -Oescape/secret",
+		"git blame --ignore-revs-file=escape/secret a.txt", "git diff -- ':(top)'", "git log --format=%G?", "git cat-file --textconv HEAD:a.txt",
 	} {
 		f.Add(s)
 	}
@@ -624,6 +627,9 @@ func oracleGit(args []oracleWord, bases, roots []string, home, outside string) s
 	if !slices.Contains(gitReaders, sub) {
 		return "git " + sub + " is not a reader"
 	}
+	if why := oracleGitPaths(sub, rest, bases, roots, home, outside); why != "" {
+		return why
+	}
 	names := 0
 	listing := false
 	for i, a := range rest {
@@ -682,6 +688,75 @@ func oracleGit(args []oracleWord, bases, roots []string, home, outside string) s
 	}
 	if (sub == "branch" || sub == "tag") && names > 0 && !listing {
 		return "git " + sub + " with a name makes one"
+	}
+	return ""
+}
+
+// oracleGitPaths checks what a git subcommand reads from the file system
+// and what makes it run a program: an operand is a revision or a path
+// (git diff with a file outside the repository is an implicit --no-index
+// diff), the values of --contents, -O, --ignore-revs-file, -X and grep's
+// -f are files, pathspec magic (:/, :(top)) reaches the repository's
+// top, and --textconv, --show-signature and the %G formats run
+// programs. A word right after an option without = may be its value
+// and is not taken for an operand.
+func oracleGitPaths(sub string, rest []oracleWord, bases, roots []string, home, outside string) string {
+	switch sub {
+	case "branch", "tag", "remote", "config", "stash", "worktree", "reflog":
+		return "" // names, not paths
+	}
+	pathOpts := []string{"--contents", "--ignore-revs-file", "--exclude-from", "-O", "-X", "-f", "--file"}
+	if sub == "blame" || sub == "annotate" {
+		pathOpts = append(pathOpts, "-S")
+	}
+	afterDD, pattern := false, sub != "grep"
+	for i, a := range rest {
+		if !afterDD && strings.HasPrefix(a.text, "-") && a.text != "-" {
+			switch {
+			case a.text == "--":
+				afterDD = true
+			case longPrefixOf(a, "--textconv") || longPrefixOf(a, "--show-signature") || longPrefixOf(a, "--ext-diff") || longPrefixOf(a, "--filters"):
+				return a.text + " runs a configured program"
+			case strings.Contains(a.text, "%G") || strings.Contains(a.text, "%(signature"):
+				return a.text + " verifies signatures with gpg"
+			}
+			if a.text == "-e" || a.text == "-f" || longPrefixOf(a, "--regexp") || longPrefixOf(a, "--file") {
+				pattern = true
+			}
+			for _, o := range pathOpts {
+				if v, ok := strings.CutPrefix(a.text, o); ok && v != "" && (strings.HasPrefix(o, "--") && strings.HasPrefix(v, "=") || !strings.HasPrefix(o, "--")) {
+					if why := oracleOutside(oracleWord{text: strings.TrimPrefix(v, "=")}, bases, roots, home, outside); why != "" {
+						return "a file option's value: " + why
+					}
+				}
+			}
+			continue
+		}
+		if strings.Contains(a.text, "%G") || strings.Contains(a.text, "%(signature") {
+			return a.text + " verifies signatures with gpg"
+		}
+		prev := oracleWord{}
+		if i > 0 {
+			prev = rest[i-1]
+		}
+		if !afterDD && strings.HasPrefix(prev.text, "-") && !strings.Contains(prev.text, "=") && prev.text != "--" {
+			if slices.Contains(pathOpts, prev.text) {
+				if why := oracleOutside(a, bases, roots, home, outside); why != "" {
+					return "a file option's value: " + why
+				}
+			}
+			continue // maybe the option's value
+		}
+		if !pattern {
+			pattern = true // git grep's pattern
+			continue
+		}
+		if strings.HasPrefix(a.text, ":") && len(a.text) > 1 && strings.IndexByte("(/!^", a.text[1]) >= 0 {
+			return "the pathspec " + a.text + " reaches the repository's top"
+		}
+		if why := oracleOutside(a, bases, roots, home, outside); why != "" {
+			return "an operand: " + why
+		}
 	}
 	return ""
 }

@@ -664,3 +664,79 @@ func TestReadOnlyFindPrimaries(t *testing.T) {
 		}
 	}
 }
+
+// git's operands and path-valued options are paths too (issue 27,
+// finding 7): git diff with a file outside the repository makes an
+// implicit --no-index diff and prints it, git blame --contents prints
+// the file it is given. Every operand and option value that names a
+// file is checked, pathspec magic reaching the repository's top is
+// refused, unknown options are asked about, and forms that run a
+// program (--ext-diff, --textconv, signature checks, difftool, -c,
+// --exec-path) are refused.
+func TestReadOnlyGitPaths(t *testing.T) {
+	dirs, outside := readOnlyTree(t)
+	secret := filepath.Join(outside, "secret")
+	for _, c := range []string{
+		"git diff " + secret + " a.txt",
+		"git diff a.txt " + secret,
+		"git diff a.txt escape/secret",
+		"git blame --contents " + secret + " a.txt",
+		"git blame --contents=" + secret + " a.txt",
+		"git blame --ignore-revs-file " + secret + " a.txt",
+		"git blame -S " + secret + " a.txt",
+		"git log -p -O" + secret,
+		"git diff -O " + secret,
+		"git diff --no-index a.txt sub/b.txt",
+		"git log -- " + outside,
+		"git log -- ../x",
+		"git diff -- ':(top)'",
+		"git ls-files ':/'",
+		"git grep x -- ':(top)*.go'",
+		"git ls-files -X " + secret,
+		"git grep -f " + secret,
+		"git -C sub diff ../../x",
+		"git log --ext-diff -p",
+		"git diff --textconv",
+		"git show --show-signature",
+		"git log --format=%G?",
+		"git log --pretty=format:%GS",
+		"git log --format %GG",
+		"git for-each-ref --format='%(signature)'",
+		"git branch --format=%GK",
+		"git cat-file --textconv HEAD:a.txt",
+		"git cat-file --filters HEAD:a.txt",
+		"git difftool",
+		"git -c diff.external=sh diff",
+		"git --exec-path=/tmp status",
+		"git --work-tree=/ status",
+		"git log --some-unknown-option",
+		"git log --outp=x",
+		"git grep --open-files-in-pager x",
+		"git show --output=x HEAD",
+		"git status --porcelain=v1 " + secret,
+	} {
+		if ReadOnlyCommand(c, dirs) {
+			t.Errorf("allowed without asking: %q", c)
+		}
+	}
+	for _, c := range []string{
+		"git diff HEAD~1 -- a.txt",
+		"git blame --contents a.txt a.txt",
+		"git log -p -O a.txt",
+		"git log --format=%H%n%an -5 --stat",
+		"git log -n5 --oneline main..HEAD",
+		"git show HEAD:a.txt",
+		"git grep -n TODO -- sub",
+		"git grep -e TODO HEAD",
+		"git diff --stat=100 --cached",
+		"git status -uno",
+		"git -C sub log -1",
+		"git reflog show -n 3",
+		"git stash show -p",
+		"git for-each-ref --format='%(refname)' refs/heads",
+	} {
+		if !ReadOnlyCommand(c, dirs) {
+			t.Errorf("read-only command asked about: %q", c)
+		}
+	}
+}
