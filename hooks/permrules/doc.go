@@ -24,8 +24,9 @@
 // additionalDirectories need trust like its allow rules.
 //
 // ReadOnlyCommand is Claude Code's other source of unasked Bash calls:
-// commands that only read (a fixed list, checked flag by flag, over a
-// static parse of the shell line), which the permission-rules hook allows
+// commands that only read (a fixed list, each with the options it may
+// take, over a static parse of the shell line; globs matched as bash
+// matches them), which the permission-rules hook allows
 // when no rule decided. NewCall also reads a program written in quotes
 // as unquoted, so that rules naming it match.
 //

@@ -25,15 +25,17 @@ type ReadOnlyDirs struct {
 // read-only commands (ls, cat, grep, find without -exec or -delete,
 // git status / diff / log ...). It is conservative: every simple command
 // of the line (split at ; & && | || and newlines, subshells included)
-// must be one of a fixed list with no flag that writes or runs other
-// programs (sort -o, sed -i, find -exec, git diff --output, git -c ...);
-// no output may be redirected to a file (only to /dev/null or another
-// descriptor); no command or process substitution, parameter expansion,
-// brace expansion or here-document may appear; an environment assignment
-// may only set the locale, time zone or colour; and every path a command
-// reads (operands, input redirections, cd and git -C) must lie inside
-// the session's directories, symlinks resolved and globs expanded. What
-// is not recognized is not read-only.
+// must be one of a fixed list, with only the options listed for it
+// (none that writes or runs other programs: sort -o, sed -i, find -exec,
+// git diff --output, git -c ...); no output may be redirected to a file
+// (only to /dev/null or another descriptor); no command or process
+// substitution, parameter expansion, brace expansion or here-document
+// may appear; an environment assignment may only set the locale, time
+// zone or colour; and every path a command reads (operands, git's too,
+// file-valued options, input redirections, cd and git -C) must lie
+// inside the session's directories, resolved as the kernel resolves it
+// and globs expanded as bash expands them. What is not recognized is not
+// read-only. It is a first filter: the command still runs confined.
 func ReadOnlyCommand(command string, d ReadOnlyDirs) bool {
 	cmds, ok := parseShell(command)
 	if !ok || len(cmds) == 0 {
