@@ -95,8 +95,9 @@ func (s *Session) sandboxFor(use sandboxUse) *sandbox.Policy {
 	switch use {
 	case confinedReadOnly:
 		return &sandbox.Policy{
-			Read:     append(roots, readOnlySystemPaths(s.agent.cfg.Home)...),
-			DenyRead: sb.DenyRead,
+			Read:       append(roots, gitConfigFiles(s.agent.cfg.Home)...),
+			ReadSystem: true,
+			DenyRead:   sb.DenyRead,
 		}
 	case confinedWorkspace:
 		write := append(append(roots, sb.AllowWrite...), s.sandboxTemp())
@@ -130,21 +131,16 @@ func safeID(id string) string {
 	}, id)
 }
 
-// readOnlySystemPaths are what read-only programs need besides the
-// session's folders: the system's programs, libraries and configuration,
-// the folders of PATH outside home, and git's own configuration in home
-// (never credentials, keys or cordis's state: home itself is not granted).
-func readOnlySystemPaths(home string) []string {
-	paths := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/proc", "/sys", "/dev"}
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if filepath.IsAbs(dir) && dir != "/" && (home == "" || (dir != home && !strings.HasPrefix(dir, home+"/"))) {
-			paths = append(paths, dir)
-		}
+// gitConfigFiles are git's own configuration files in home, which a
+// read-only git command reads (home itself is not readable in the
+// read-only sandbox: it holds credentials and cordis's state).
+func gitConfigFiles(home string) []string {
+	if home == "" {
+		return nil
 	}
-	if home != "" {
-		for _, f := range []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes", ".gitignore_global"} {
-			paths = append(paths, filepath.Join(home, f))
-		}
+	var paths []string
+	for _, f := range []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes", ".gitignore_global"} {
+		paths = append(paths, filepath.Join(home, f))
 	}
 	return paths
 }

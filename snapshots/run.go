@@ -132,6 +132,9 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 		{Placeholder: "{{scenario}}", Path: sc.Dir},
 		{Placeholder: "{{fixture}}", Path: sc.Fixture},
 		{Placeholder: "{{repo}}", Path: opts.Repo},
+		// The sandbox's helper is the binary itself, which an editor
+		// terminal is asked to run.
+		{Placeholder: "{{cordis}}", Path: opts.Binary},
 		{Placeholder: MCPTestServerPlaceholder, Path: mcpServer},
 		// A URL, not a path, but replaced the same way: whole, where it
 		// stands.

@@ -158,6 +158,47 @@ func settingsReport(s userSetup, stateDir, cwd string) []string {
 	for _, n := range set.Notices {
 		out = append(out, "✗ "+n)
 	}
+	return append(out, sandboxReport(set.Sandbox)...)
+}
+
+// sandboxReport says what the kernel can confine and what the settings
+// ask of the sandbox.
+func sandboxReport(sb permrules.SandboxSettings) []string {
+	status := sandbox.Check()
+	var out []string
+	if status.Available() {
+		out = append(out, "✓ sandbox: "+status.String()+"; read-only commands run unasked inside the read-only sandbox")
+	} else {
+		out = append(out, "✗ sandbox: "+status.String()+"; read-only commands are asked about")
+	}
+	switch {
+	case !sb.Enabled:
+		out = append(out, "✓ workspace sandbox: off (sandbox.enabled in Claude Code's settings turns it on)")
+	case !status.CanConfineWrites():
+		out = append(out, "✗ workspace sandbox: enabled by "+sb.EnabledFrom+" but unavailable here; every Bash command is asked about")
+	default:
+		line := "✓ workspace sandbox: on (" + sb.EnabledFrom + ")"
+		if sb.AutoAllow {
+			line += ", confined commands run unasked"
+		} else {
+			line += ", every command asked"
+		}
+		if !sb.AllowUnsandboxed {
+			line += ", no command leaves it"
+		}
+		out = append(out, line)
+		for _, l := range []struct {
+			name  string
+			items []string
+		}{{"excluded commands", sb.Excluded}, {"also writable", sb.AllowWrite}, {"read-only", sb.DenyWrite}, {"unreadable", sb.DenyRead}} {
+			if len(l.items) > 0 {
+				out = append(out, "  - "+l.name+": "+strings.Join(l.items, ", "))
+			}
+		}
+		if len(sb.AllowedDomains) > 0 {
+			out = append(out, "✗ network.allowedDomains ("+strings.Join(sb.AllowedDomains, ", ")+"): not honoured, cordis has no network proxy yet; confined commands reach no network")
+		}
+	}
 	return out
 }
 

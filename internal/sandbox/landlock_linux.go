@@ -40,6 +40,9 @@ func rulesetFor(p *Policy, abi int) (int, uint32, error) {
 	cfg = cfg.BestEffort()
 	var rules []landlock.Rule
 	read := p.Read
+	if p.ReadSystem {
+		read = append(slices.Clone(read), systemReadPaths()...)
+	}
 	if p.ReadAll {
 		read = []string{"/"}
 	}
@@ -65,6 +68,21 @@ func rulesetFor(p *Policy, abi int) (int, uint32, error) {
 		return -1, 0, errors.New("Landlock: nothing could be enforced on this kernel")
 	}
 	return fd, flags, nil
+}
+
+// systemReadPaths are the folders programs need: the system's programs,
+// libraries and configuration, and the folders of PATH outside home (home
+// itself is never granted by this: it holds credentials).
+func systemReadPaths() []string {
+	paths := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/proc", "/sys", "/dev"}
+	home, _ := os.UserHomeDir()
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		dir = filepath.Clean(dir)
+		if filepath.IsAbs(dir) && dir != "/" && (home == "" || dir != home && !within(dir, home)) {
+			paths = append(paths, dir)
+		}
+	}
+	return paths
 }
 
 // fileRights are the rights that mean something on a file (the kernel

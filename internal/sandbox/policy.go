@@ -33,6 +33,11 @@ type Policy struct {
 	// instead.
 	Read    []string `json:"read,omitempty"`
 	ReadAll bool     `json:"readAll,omitempty"`
+	// ReadSystem adds to Read what programs need to run: the system's
+	// program, library and configuration folders, and the folders of the
+	// applying process's PATH outside the home folder. Resolved where the
+	// policy is applied (an editor terminal's helper reads its own PATH).
+	ReadSystem bool `json:"readSystem,omitempty"`
 	// DenyRead are paths inside the readable set that stay unreadable.
 	// Landlock only grants, so cordis grants their siblings one by one
 	// along the path; an entry created later beside a denied path's

@@ -85,7 +85,7 @@ func newLayout(t *testing.T) layout {
 
 func TestReadOnlyPolicy(t *testing.T) {
 	l := newLayout(t)
-	p := &Policy{Read: append([]string{l.project}, systemRead...)}
+	p := &Policy{Read: []string{l.project}, ReadSystem: true}
 	requireSandbox(t, p)
 	for _, c := range []struct {
 		name, script string

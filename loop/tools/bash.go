@@ -85,6 +85,9 @@ func (bashTool) Describe(env *Env, input json.RawMessage) Description {
 	if in.RunInBackground {
 		detail += "\n\nRuns in the background."
 	}
+	if in.DangerouslyDisableSandbox {
+		detail += "\n\n**Runs outside the sandbox.**"
+	}
 	if d := strings.TrimSpace(in.Description); d != "" {
 		detail += "\n\n" + d
 	}
