@@ -34,6 +34,11 @@ type SandboxSettings struct {
 	// AllowWrite, DenyWrite and DenyRead are absolute paths
 	// (filesystem.allowWrite, denyWrite, denyRead).
 	AllowWrite, DenyWrite, DenyRead []string
+	// AllowedDomains are reached without asking, DeniedDomains never
+	// (network.allowedDomains, deniedDomains: "example.com",
+	// "*.example.com", an optional ":port"); any other host is asked about
+	// once per session.
+	AllowedDomains, DeniedDomains []string
 	// AllowUnixSockets (network.allowAllUnixSockets) lets commands open
 	// Unix sockets (the Docker socket, ssh-agent ...).
 	AllowUnixSockets bool
@@ -86,8 +91,10 @@ func (s *Session) workspaceConfined(t tools.Tool, call permrules.Call, input jso
 }
 
 // sandboxFor is the policy a Bash call runs under, given how it was
-// allowed: nil runs it unconfined.
-func (s *Session) sandboxFor(use sandboxUse) *sandbox.Policy {
+// allowed (nil runs it unconfined), and the variables its commands get
+// with it: git's neutral settings in the read-only sandbox, the proxy's
+// address in the workspace sandbox.
+func (s *Session) sandboxFor(use sandboxUse) (*sandbox.Policy, []string) {
 	s.mu.Lock()
 	roots := append([]string(nil), s.roots...)
 	s.mu.Unlock()
@@ -98,19 +105,25 @@ func (s *Session) sandboxFor(use sandboxUse) *sandbox.Policy {
 			Read:       append(roots, gitConfigFiles(s.agent.cfg.Home)...),
 			ReadSystem: true,
 			DenyRead:   sb.DenyRead,
-		}
+		}, gitNeutralEnv
 	case confinedWorkspace:
 		write := append(append(roots, sb.AllowWrite...), s.sandboxTemp())
 		protect := append(sandbox.ProtectedPaths(write, s.agent.cfg.Home), sb.DenyWrite...)
-		return &sandbox.Policy{
+		p := &sandbox.Policy{
 			ReadAll:          true,
 			DenyRead:         sb.DenyRead,
 			Write:            write,
 			Protect:          protect,
 			AllowUnixSockets: sb.AllowUnixSockets,
 		}
+		var env []string
+		if proxy := s.proxyFor(); proxy != nil {
+			p.ProxyPort = proxy.Port()
+			env = proxy.Env()
+		}
+		return p, env
 	}
-	return nil
+	return nil, nil
 }
 
 // sandboxTemp is the session's private temp folder, writable inside the

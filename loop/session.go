@@ -110,6 +110,8 @@ type Session struct {
 	logHealth logHealth
 	// settings are what the settings files said when the session opened.
 	settings SessionSettings
+	// net is the sandbox's proxy and the user's answers about hosts.
+	net netAccess
 }
 
 // SessionSettings are what the user's and the project's settings (and an
@@ -307,6 +309,7 @@ func (s *Session) close() {
 	s.late.stop()
 	s.mcpManager().Close()
 	s.background.StopAll()
+	s.closeProxy()
 	if err := s.log.Close(); err != nil {
 		s.agent.log.Warn("closing session log", "session", s.id, "error", err)
 	}

@@ -149,10 +149,9 @@ func (s *Session) expander(command, turnID string) *commands.Expander {
 		Shell: func(ctx context.Context, command string) (string, error) {
 			c := proc.Cmd{Path: "sh", Args: []string{"-c", command}, Dir: s.cwd, Timeout: 10 * time.Second, OutputLimit: 20000, EnvPolicy: s.agent.cfg.EnvPolicy}
 			if use := uses[command]; use != unconfined {
-				c.Sandbox = s.sandboxFor(use)
-				if use == confinedReadOnly {
-					c.Env = append(os.Environ(), gitNeutralEnv...)
-				}
+				var extra []string
+				c.Sandbox, extra = s.sandboxFor(use)
+				c.Env = append(os.Environ(), extra...)
 			}
 			res := proc.Run(ctx, c)
 			if res.Err != nil {

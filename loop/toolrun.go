@@ -138,10 +138,7 @@ func (r *runner) runTool(ctx context.Context, use llm.Block, supplied *hooks.Too
 		input = verdict.UpdatedInput
 	}
 	if use := verdict.confinement(); use != unconfined {
-		env.Sandbox = s.sandboxFor(use)
-		if use == confinedReadOnly {
-			env.ExtraEnv = gitNeutralEnv
-		}
+		env.Sandbox, env.ExtraEnv = s.sandboxFor(use)
 	}
 
 	labelTerminals(env, func(id string) {

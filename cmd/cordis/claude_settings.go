@@ -70,6 +70,7 @@ func loopSandbox(sb permrules.SandboxSettings, cwd string) (loop.SandboxSettings
 		Enabled: sb.Enabled, AutoAllow: sb.AutoAllow, AllowUnsandboxed: sb.AllowUnsandboxed,
 		AllowWrite: sb.AllowWrite, DenyWrite: sb.DenyWrite, DenyRead: sb.DenyRead,
 		AllowUnixSockets: sb.AllowUnixSockets, Source: sb.EnabledFrom,
+		AllowedDomains: sb.AllowedDomains, DeniedDomains: sb.DeniedDomains,
 	}
 	var notices []string
 	for _, e := range sb.Excluded {
@@ -89,9 +90,10 @@ func loopSandbox(sb permrules.SandboxSettings, cwd string) (loop.SandboxSettings
 		if len(sb.AllowWrite) > 0 {
 			msg += " and " + strings.Join(sb.AllowWrite, ", ")
 		}
-		msg += ", no network"
-		if len(sb.AllowedDomains) > 0 {
-			msg += " (cordis has no network proxy yet: network.allowedDomains is not honoured, and nothing is reachable)"
+		if status.ABI >= 4 {
+			msg += ", the network only through cordis's proxy (a host not in network.allowedDomains is asked about once)"
+		} else {
+			msg += ", no network (this kernel's Landlock cannot limit TCP to cordis's proxy)"
 		}
 		if sb.AutoAllow {
 			msg += "; confined commands run without asking."
@@ -190,13 +192,14 @@ func sandboxReport(sb permrules.SandboxSettings) []string {
 		for _, l := range []struct {
 			name  string
 			items []string
-		}{{"excluded commands", sb.Excluded}, {"also writable", sb.AllowWrite}, {"read-only", sb.DenyWrite}, {"unreadable", sb.DenyRead}} {
+		}{{"excluded commands", sb.Excluded}, {"also writable", sb.AllowWrite}, {"read-only", sb.DenyWrite}, {"unreadable", sb.DenyRead},
+			{"hosts reached without asking", sb.AllowedDomains}, {"hosts never reached", sb.DeniedDomains}} {
 			if len(l.items) > 0 {
 				out = append(out, "  - "+l.name+": "+strings.Join(l.items, ", "))
 			}
 		}
-		if len(sb.AllowedDomains) > 0 {
-			out = append(out, "✗ network.allowedDomains ("+strings.Join(sb.AllowedDomains, ", ")+"): not honoured, cordis has no network proxy yet; confined commands reach no network")
+		if status.ABI < 4 {
+			out = append(out, "✗ network: this kernel's Landlock cannot limit TCP to cordis's proxy, so confined commands reach no network")
 		}
 	}
 	return out

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,5 +192,60 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	requests := model.allRequests()
 	if !strings.Contains(requests, "Permission denied") && !strings.Contains(requests, "Read-only file system") {
 		t.Errorf("the refused writes did not fail as the kernel refuses them")
+	}
+}
+
+// The workspace sandbox's network goes through cordis's proxy: the first
+// request to a host is asked about (once for the session), an allowed
+// host is reached through the proxy, a rejected one is not, and a
+// connection that bypasses the proxy fails.
+func TestSandboxNetworkThroughTheProxy(t *testing.T) {
+	requireKernelSandbox(t, true)
+	if sandbox.Check().ABI < 4 {
+		t.Skip("Landlock cannot limit TCP to the proxy on this kernel")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	ctx := testCtx(t)
+	state, work, home := t.TempDir(), gitRepo(t), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"sandbox":{"enabled":true,"network":{"deniedDomains":["denied.invalid"]}}}`), 0o644)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "served-"+r.URL.Path[1:]) }))
+	defer srv.Close()
+	u := srv.URL // http://127.0.0.1:PORT
+
+	curl := func(id, path, extra string) string {
+		return toolReply(id, "Bash", `{"command":"curl -sS --max-time 5 `+extra+u+`/`+path+`"}`)
+	}
+	model := newFakeModel(t,
+		curl("toolu_1", "first", ""), textReply("ok"),
+		curl("toolu_2", "second", ""), textReply("ok"),
+		curl("toolu_3", "direct", "--noproxy '*' "), textReply("ok"),
+		toolReply("toolu_4", "Bash", `{"command":"curl -sS --max-time 5 http://denied.invalid/"}`), textReply("ok"))
+	e := startAgentWithHome(t, model, state, work, home)
+	asked := recordPermissions(e, acp.PermAllowAlways)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for _, text := range []string{"first", "second", "direct", "denied"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+	if titles := asked.titles(); len(titles) != 1 || !strings.Contains(titles[0], "127.0.0.1") {
+		t.Errorf("asked %q, want one question about 127.0.0.1", titles)
+	}
+	requests := model.allRequests()
+	for _, want := range []string{"served-first", "served-second"} {
+		if !strings.Contains(requests, want) {
+			t.Errorf("%s did not come through the proxy", want)
+		}
+	}
+	if strings.Contains(requests, "served-direct") {
+		t.Error("a connection that bypassed the proxy got through")
+	}
+	if !strings.Contains(requests, "does not allow network access to denied.invalid") {
+		t.Error("a denied domain was not refused by the proxy")
 	}
 }

@@ -26,9 +26,9 @@ type SandboxSettings struct {
 	// AllowWrite, DenyWrite and DenyRead are absolute.
 	AllowWrite, DenyWrite, DenyRead []string
 	AllowUnixSockets                bool
-	// AllowedDomains are network.allowedDomains, kept for /doctor: cordis
-	// has no proxy yet, so a confined command has no network at all.
-	AllowedDomains []string
+	// AllowedDomains and DeniedDomains are network.allowedDomains and
+	// deniedDomains (a project's allowedDomains are ignored).
+	AllowedDomains, DeniedDomains []string
 }
 
 // sandboxBlock is a settings file's `sandbox` object.
@@ -44,6 +44,7 @@ type sandboxBlock struct {
 	} `json:"filesystem"`
 	Network struct {
 		AllowedDomains      []string `json:"allowedDomains"`
+		DeniedDomains       []string `json:"deniedDomains"`
 		AllowAllUnixSockets *bool    `json:"allowAllUnixSockets"`
 	} `json:"network"`
 }
@@ -130,13 +131,17 @@ func resolveSandbox(layers []sandboxLayer, home, cwd string, notices *[]string) 
 			if len(b.Filesystem.AllowWrite) > 0 {
 				ignored(l, "filesystem.allowWrite")
 			}
+			if len(b.Network.AllowedDomains) > 0 {
+				ignored(l, "network.allowedDomains")
+			}
 		} else {
 			out.Excluded = append(out.Excluded, b.ExcludedCommands...)
 			out.AllowWrite = append(out.AllowWrite, paths(b.Filesystem.AllowWrite)...)
+			out.AllowedDomains = append(out.AllowedDomains, b.Network.AllowedDomains...)
 		}
 		out.DenyWrite = append(out.DenyWrite, paths(b.Filesystem.DenyWrite)...)
 		out.DenyRead = append(out.DenyRead, paths(b.Filesystem.DenyRead)...)
-		out.AllowedDomains = append(out.AllowedDomains, b.Network.AllowedDomains...)
+		out.DeniedDomains = append(out.DeniedDomains, b.Network.DeniedDomains...)
 	}
 	// A project that turned the sandbox on does not also get its
 	// commands run unasked: that needs your own word (or the policy's).
@@ -145,7 +150,7 @@ func resolveSandbox(layers []sandboxLayer, home, cwd string, notices *[]string) 
 	}) {
 		out.AutoAllow = false
 	}
-	for _, list := range []*[]string{&out.Excluded, &out.AllowWrite, &out.DenyWrite, &out.DenyRead, &out.AllowedDomains} {
+	for _, list := range []*[]string{&out.Excluded, &out.AllowWrite, &out.DenyWrite, &out.DenyRead, &out.AllowedDomains, &out.DeniedDomains} {
 		slices.Sort(*list)
 		*list = slices.Compact(*list)
 	}

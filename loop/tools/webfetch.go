@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordis-agent/cordis/internal/netproxy"
 	"io"
 	"mime"
 	"net"
@@ -334,33 +335,8 @@ func refusePrivate(allowed []netip.Prefix) func(network, address string, _ sysca
 	}
 }
 
-var (
-	sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
-	// IPv6 prefixes that carry an IPv4 address a gateway or relay
-	// reaches for the caller: NAT64 (RFC 6052 and RFC 8215; an IPv6-only
-	// network's gateway, which may reach the private IPv4 network behind
-	// it) in the last four bytes, 6to4 in bytes 2 to 5.
-	nat64Prefixes = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
-	sixToFour     = netip.MustParsePrefix("2002::/16")
-)
-
-func privateAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if ip.Is6() {
-		b := ip.As16()
-		for _, p := range nat64Prefixes {
-			if p.Contains(ip) {
-				return privateAddr(netip.AddrFrom4([4]byte(b[12:16])))
-			}
-		}
-		if sixToFour.Contains(ip) {
-			return privateAddr(netip.AddrFrom4([4]byte(b[2:6])))
-		}
-	}
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
-		sharedAddressSpace.Contains(ip) || (ip.Is4() && ip.As4()[0] == 0)
-}
+// privateAddr is the address check WebFetch and the sandbox's proxy share.
+func privateAddr(ip netip.Addr) bool { return netproxy.PrivateAddr(ip) }
 
 func fetchError(err error) error {
 	if perr, ok := errors.AsType[privateAddressError](err); ok {
