@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -72,6 +73,26 @@ type agentConfig struct {
 	// dated snapshots included) or per prefix ending in "*".
 	ModelTable map[string]llm.ModelSpec `yaml:"modelTable,omitempty" json:"modelTable,omitempty" jsonschema:"description=What cordis knows of a model (context window and output limit and images and thinking form and prices) per model name or prefix ending in *; overrides the built-in table"`
 	WebFetch   webFetchConfig           `yaml:"webFetch,omitempty" json:"webFetch,omitempty" jsonschema:"description=The WebFetch tool: which private addresses it may reach and its limits and the small model that applies its prompt"`
+	Sandbox    *sandboxConfig           `yaml:"sandbox,omitempty" json:"sandbox,omitempty" jsonschema:"description=The sandbox Bash commands run in: the keys of Claude Code's sandbox settings block; above your Claude Code settings and below managed settings (a project's cordis.yml may not set it)"`
+}
+
+// sandboxConfig is agent.sandbox: Claude Code's `sandbox` settings block
+// in cordis.yml, read as one more layer of it (permrules.SandboxSettings).
+type sandboxConfig struct {
+	Enabled                  *bool    `yaml:"enabled,omitempty" json:"enabled,omitempty" jsonschema:"description=Run every Bash command in the workspace sandbox"`
+	AutoAllowBashIfSandboxed *bool    `yaml:"autoAllowBashIfSandboxed,omitempty" json:"autoAllowBashIfSandboxed,omitempty" jsonschema:"description=Run confined commands without asking (default true)"`
+	ExcludedCommands         []string `yaml:"excludedCommands,omitempty" json:"excludedCommands,omitempty" jsonschema:"description=Commands that run outside the sandbox through the ordinary questions (docker or docker *)"`
+	AllowUnsandboxedCommands *bool    `yaml:"allowUnsandboxedCommands,omitempty" json:"allowUnsandboxedCommands,omitempty" jsonschema:"description=Whether the model may ask to run a command outside the sandbox (asked every time; default true)"`
+	Filesystem               struct {
+		AllowWrite []string `yaml:"allowWrite,omitempty" json:"allowWrite,omitempty" jsonschema:"description=More writable paths (//abs or ~/home or relative to the session's folder)"`
+		DenyWrite  []string `yaml:"denyWrite,omitempty" json:"denyWrite,omitempty" jsonschema:"description=Paths that stay read-only inside writable ones"`
+		DenyRead   []string `yaml:"denyRead,omitempty" json:"denyRead,omitempty" jsonschema:"description=Paths confined commands cannot read"`
+	} `yaml:"filesystem,omitempty" json:"filesystem,omitempty"`
+	Network struct {
+		AllowedDomains      []string `yaml:"allowedDomains,omitempty" json:"allowedDomains,omitempty" jsonschema:"description=Hosts reached without asking (example.com or *.example.com with an optional :port)"`
+		DeniedDomains       []string `yaml:"deniedDomains,omitempty" json:"deniedDomains,omitempty" jsonschema:"description=Hosts never reached"`
+		AllowAllUnixSockets *bool    `yaml:"allowAllUnixSockets,omitempty" json:"allowAllUnixSockets,omitempty" jsonschema:"description=Let confined commands open Unix sockets (the Docker socket and ssh-agent become reachable)"`
+	} `yaml:"network,omitempty" json:"network,omitempty"`
 }
 
 // webFetchConfig is agent.webFetch: loop.Config.Web as the user writes
@@ -285,6 +306,7 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 	// The settings files' defaultMode, additionalDirectories and bypass
 	// lock, over cordis.yml's agent.defaultMode (out.DefaultMode, "" when
 	// unset); their report joins /doctor.
+	user.sandbox, user.sandboxFrom = a.sandbox, a.sandboxFrom
 	wireSessionSettings(out, user, stateDir, out.DefaultMode, func(cwd string) []string { return pluginProblems(finder.Find(cwd)) })
 	a.doctors = append(a.doctors, func(cwd string) []string { return settingsReport(user, stateDir, cwd) })
 	pipe.Add(a.batch)
@@ -304,7 +326,10 @@ func assemble(cfg *config.Config, stateDir string, logger *slog.Logger, project 
 
 // assembly is the loop's Config being built from the plugin entries.
 type assembly struct {
-	out            *loop.Config
+	out *loop.Config
+	// sandbox is agent.sandbox as JSON, and where it was written.
+	sandbox        []byte
+	sandboxFrom    string
 	stateDir       string
 	logger         *slog.Logger
 	user           userSetup
@@ -396,6 +421,13 @@ func (a *assembly) agent(p config.Plugin, c *agentConfig) error {
 		}
 	}
 	out.ExtraDirectories = c.ExtraDirectories
+	if c.Sandbox != nil {
+		block, err := json.Marshal(c.Sandbox)
+		if err != nil {
+			return err
+		}
+		a.sandbox, a.sandboxFrom = block, fmt.Sprintf("%s (agent.sandbox)", p.Source)
+	}
 	web, err := c.WebFetch.options(fmt.Sprintf("%s: entry %q", p.Source, p.ID))
 	if err != nil {
 		return err

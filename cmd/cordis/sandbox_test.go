@@ -249,3 +249,31 @@ func TestSandboxNetworkThroughTheProxy(t *testing.T) {
 		t.Error("a denied domain was not refused by the proxy")
 	}
 }
+
+// cordis.yml's agent.sandbox turns the sandbox on as Claude Code's
+// settings do; a project's cordis.yml may not set it.
+func TestConfigSandboxBlock(t *testing.T) {
+	requireKernelSandbox(t, true)
+	ctx := testCtx(t)
+	state, work, outside := t.TempDir(), gitRepo(t), t.TempDir()
+	cfg := configFile(t, "- id: agent\n  name: agent\n  config: {sandbox: {enabled: true}}\n- id: llm\n  name: llm/anthropic\n  config: {model: claude-sonnet-4-5, maxRetries: -1}\n")
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt; echo out > `+filepath.Join(outside, "x.txt")+`"}`), textReply("ok"))
+	e, _ := startAgent(t, model, state, work, "--config", cfg)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	if stop, err := e.Prompt(ctx, sid, "go"); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	e.Close()
+	if titles := asked.titles(); len(titles) != 0 {
+		t.Errorf("asked %q, want the confined command run unasked", titles)
+	}
+	if _, err := os.Stat(filepath.Join(work, "inside.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Error("the command wrote outside the project")
+	}
+}

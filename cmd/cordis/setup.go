@@ -30,6 +30,11 @@ type userSetup struct {
 	// JSON, so the other readers (plugins, permission rules, MCP
 	// approvals) do not say it again.
 	claudeHooksTell bool
+	// sandbox is cordis.yml's agent.sandbox (JSON), a layer of the
+	// sandbox settings above the user's Claude Code settings; sandboxFrom
+	// names it.
+	sandbox     []byte
+	sandboxFrom string
 }
 
 // findSetup is the setup of the user running cordis: their home, and
@@ -65,6 +70,7 @@ func (s userSetup) permissionFiles() permrules.Files {
 		Local:    s.claude.LocalSettings,
 		Commands: s.commandFolders(),
 		Skills:   s.skillRoots(),
+		Sandbox:  permrules.SandboxLayer{Block: s.sandbox, From: s.sandboxFrom},
 	}
 }
 

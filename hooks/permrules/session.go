@@ -1,6 +1,7 @@
 package permrules
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -84,6 +85,14 @@ func (f Files) SessionSettings(cwd, home string, m Managed, t Trust) SessionSett
 		}
 		perms, sb := out.parse(src.Path, data)
 		layers = append(layers, layer{src.Path, perms, false, false, sb})
+	}
+	if len(f.Sandbox.Block) > 0 {
+		var b sandboxBlock
+		if err := json.Unmarshal(f.Sandbox.Block, &b); err != nil {
+			out.Notices = append(out.Notices, fmt.Sprintf("%s: the sandbox block is not valid (%v); cordis ignores it", f.Sandbox.From, err))
+		} else {
+			layers = append(layers, layer{path: f.Sandbox.From, sandbox: &b})
+		}
 	}
 	if cwd != "" {
 		for _, src := range f.Settings {

@@ -30,6 +30,16 @@ type Files struct {
 	// Commands and Skills are the folders of command files and the skill
 	// roots (<root>/<name>/SKILL.md) whose allowed-tools need trust.
 	Commands, Skills []setup.Source
+	// Sandbox is a sandbox block of the user's besides their settings
+	// files (cordis.yml's agent.sandbox): it lies above them, below the
+	// project's files and the policy.
+	Sandbox SandboxLayer
+}
+
+// SandboxLayer is a `sandbox` block as JSON, and where it was written.
+type SandboxLayer struct {
+	Block []byte
+	From  string
 }
 
 // Permissions is the permissions object of a Claude Code settings file.
