@@ -2,13 +2,13 @@ package permrules
 
 import (
 	"errors"
+	"github.com/cordis-agent/cordis/internal/confine"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // ReadOnlyDirs are where a read-only command may look: the session's
@@ -783,46 +783,13 @@ func (ck *readOnlyCheck) insideBothWays(p string) bool {
 	return ok && ck.inside(phys) && ck.inside(resolvePath(filepath.Clean(p)))
 }
 
-// physicalPath is where the kernel lands for the absolute path p: each
-// component is looked up in the directory reached so far, and a
-// symlink is replaced by its target before the next component, so
-// l/.. is the parent of l's target, not the directory holding l. From
-// the first component that does not exist on, the rest (which the
-// kernel would not reach) is kept as written, cleaned. ok is false
-// where a lookup fails otherwise or links loop.
+// physicalPath is where the kernel lands for the absolute path p
+// (confine.EvalExisting: a symlink is replaced by its target before the
+// next component, so l/.. is the parent of l's target, not the directory
+// holding l); ok is false where a lookup fails or links loop.
 func physicalPath(p string) (string, bool) {
-	cur, rest, links := "/", strings.Split(p, "/"), 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		fi, err := os.Lstat(next)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			return filepath.Join(append([]string{next}, rest...)...), true
-		case err != nil:
-			return "", false
-		case fi.Mode()&fs.ModeSymlink == 0:
-			cur = next
-			continue
-		}
-		target, err := os.Readlink(next)
-		if links++; err != nil || links > 40 {
-			return "", false
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		rest = append(strings.Split(target, "/"), rest...)
-	}
-	return cur, true
+	phys, err := confine.EvalExisting(p)
+	return phys, err == nil
 }
 
 // inside reports whether the absolute, resolved path p is one of the

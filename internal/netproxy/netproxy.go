@@ -59,7 +59,7 @@ func Start(decide Decide, opts Options) (*Proxy, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Proxy{
 		ln: ln, decide: decide, opts: opts, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{},
-		dialer:  &net.Dialer{Timeout: timeout, Control: refusePrivate},
+		dialer:  &net.Dialer{Timeout: timeout, Control: RefusePrivate(nil)},
 		private: &net.Dialer{Timeout: timeout},
 	}
 	p.wg.Add(1)
@@ -163,8 +163,8 @@ func (p *Proxy) handle(c net.Conn) {
 	}
 	upstream, err := dialer.DialContext(p.ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
-		if pe, ok := errors.AsType[privateError](err); ok {
-			refuse(c, http.StatusForbidden, fmt.Sprintf("cordis proxy: %s resolves to a non-public address (%s), which is not reached through the sandbox's proxy", host, pe.ip))
+		if pe, ok := errors.AsType[PrivateAddressError](err); ok {
+			refuse(c, http.StatusForbidden, fmt.Sprintf("cordis proxy: %s resolves to a non-public address (%s), which is not reached through the sandbox's proxy", host, pe.IP))
 			return
 		}
 		refuse(c, http.StatusBadGateway, "cordis proxy: cannot connect to "+host+": "+err.Error())
@@ -273,25 +273,33 @@ func pipe(a, b net.Conn) {
 	<-done
 }
 
-// privateError is a dial refused by the address check.
-type privateError struct{ ip netip.Addr }
+// PrivateAddressError is a dial refused by the address check.
+type PrivateAddressError struct{ IP netip.Addr }
 
-func (e privateError) Error() string { return "non-public address " + e.ip.String() }
+func (e PrivateAddressError) Error() string { return "private address " + e.IP.String() }
 
-// refusePrivate is the dialer's Control: it sees the resolved address.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
+// RefusePrivate is a dialer's Control: it runs with the resolved address
+// and refuses every PrivateAddr but those in allowed.
+func RefusePrivate(allowed []netip.Prefix) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return err
+		}
+		if !PrivateAddr(ip) {
+			return nil
+		}
+		for _, p := range allowed {
+			if p.Contains(ip.Unmap()) {
+				return nil
+			}
+		}
+		return PrivateAddressError{ip}
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return err
-	}
-	if PrivateAddr(ip) {
-		return privateError{ip}
-	}
-	return nil
 }
 
 var (

@@ -13,7 +13,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -305,42 +304,15 @@ func webClient(opts WebOptions) *http.Client {
 	}
 }
 
-// privateAddressError is a dial refused by the address check.
-type privateAddressError struct{ ip netip.Addr }
-
-func (e privateAddressError) Error() string { return "private address " + e.ip.String() }
-
-// refusePrivate is a dialer's Control: it runs with the resolved address
-// and refuses loopback, private, link-local, unspecified and multicast
-// ones, IPv4-mapped IPv6 included, except those in allowed.
-func refusePrivate(allowed []netip.Prefix) func(network, address string, _ syscall.RawConn) error {
-	return func(network, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip, err := netip.ParseAddr(host)
-		if err != nil {
-			return err
-		}
-		if !privateAddr(ip) {
-			return nil
-		}
-		for _, p := range allowed {
-			if p.Contains(ip.Unmap()) {
-				return nil
-			}
-		}
-		return privateAddressError{ip}
-	}
-}
+// refusePrivate is the dial check WebFetch and the sandbox's proxy share.
+var refusePrivate = netproxy.RefusePrivate
 
 // privateAddr is the address check WebFetch and the sandbox's proxy share.
 func privateAddr(ip netip.Addr) bool { return netproxy.PrivateAddr(ip) }
 
 func fetchError(err error) error {
-	if perr, ok := errors.AsType[privateAddressError](err); ok {
-		return fmt.Errorf("refused: the host resolves to a loopback, private or link-local address (%s); such addresses are not fetched", perr.ip)
+	if perr, ok := errors.AsType[netproxy.PrivateAddressError](err); ok {
+		return fmt.Errorf("refused: the host resolves to a loopback, private or link-local address (%s); such addresses are not fetched", perr.IP)
 	}
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
