@@ -132,7 +132,7 @@ type fakeModel struct {
 	requests []string
 }
 
-func newFakeModel(t *testing.T, bodies ...string) *fakeModel {
+func newFakeModel(t testing.TB, bodies ...string) *fakeModel {
 	f := &fakeModel{bodies: bodies}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, _ := io.ReadAll(r.Body)
