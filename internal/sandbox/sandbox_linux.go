@@ -28,10 +28,6 @@ type Status struct {
 	ABI int
 	// Seccomp reports whether a seccomp filter can be installed.
 	Seccomp bool
-	// Namespaces reports whether the helper can make user, mount and PID
-	// namespaces (needed for Protect and DieWithParent); probed on first
-	// use of a policy that needs them (Probe).
-	Namespaces bool
 	// Problem says why the sandbox is unavailable ("" when it is).
 	Problem string
 }
@@ -42,8 +38,16 @@ func (s Status) Available() bool { return s.Problem == "" }
 // CanConfineWrites reports whether writable policies with protected
 // paths (the workspace sandbox) can be enforced.
 func (s Status) CanConfineWrites() bool {
-	return s.Problem == "" && s.ABI >= minABIWrite && s.Namespaces
+	return s.Problem == "" && s.ABI >= minABIWrite && s.Namespaces()
 }
+
+// Namespaces reports whether the helper can make user, mount and PID
+// namespaces (needed for Protect and DieWithParent). Probed once, on
+// first use, by starting /bin/true in them (about 2 ms), so a session
+// that never needs them never pays for it.
+func (s Status) Namespaces() bool { return namespacesOK() }
+
+var namespacesOK = sync.OnceValue(func() bool { return probeNamespaces() == nil })
 
 // String describes the state for /doctor and the session start.
 func (s Status) String() string {
@@ -51,7 +55,7 @@ func (s Status) String() string {
 		return "unavailable: " + s.Problem
 	}
 	ns := "namespaces available"
-	if !s.Namespaces {
+	if !s.Namespaces() {
 		ns = "no user namespaces (protected paths and terminal confinement unavailable)"
 	}
 	return fmt.Sprintf("Landlock ABI %d, seccomp, %s", s.ABI, ns)
@@ -74,7 +78,6 @@ var check = sync.OnceValue(func() Status {
 		return s
 	}
 	s.Seccomp = true
-	s.Namespaces = probeNamespaces() == nil
 	return s
 })
 
@@ -92,7 +95,7 @@ func (s Status) usable(p *Policy) error {
 	if p.ProxyPort != 0 && s.ABI < 4 {
 		return fmt.Errorf("sandbox unavailable: Landlock ABI %d cannot limit TCP to the proxy (needs ABI 4, Linux 6.7)", s.ABI)
 	}
-	if p.needsHelper() && !s.Namespaces {
+	if p.needsHelper() && !s.Namespaces() {
 		return errors.New("sandbox unavailable: user namespaces are not permitted here, and protecting files inside writable folders needs them")
 	}
 	return p.validate()

@@ -9,11 +9,13 @@ import (
 
 // Status is what this system can enforce: nothing, outside Linux.
 type Status struct {
-	ABI        int
-	Seccomp    bool
-	Namespaces bool
-	Problem    string
+	ABI     int
+	Seccomp bool
+	Problem string
 }
+
+// Namespaces is false: the helper needs Linux.
+func (s Status) Namespaces() bool { return false }
 
 func (s Status) Available() bool { return false }
 func (s Status) String() string  { return "unavailable: " + s.Problem }
