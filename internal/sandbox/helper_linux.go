@@ -22,7 +22,10 @@ import (
 // enforced here.
 func Command(p *Policy, path string, args ...string) (string, []string, error) {
 	q := p.Clone()
-	q.DieWithParent = true
+	// Where user namespaces are refused, a policy that needs no mounts
+	// still runs confined, without the PID namespace that makes it die
+	// with the terminal's process.
+	q.DieWithParent = Check().Namespaces() || len(q.Protect) > 0
 	if err := Check().usable(q); err != nil {
 		return "", nil, err
 	}
@@ -68,7 +71,7 @@ func Main(verb string, args []string) int {
 	}
 	switch verb {
 	case HelperVerb:
-		return outer(args)
+		return outer(p, args)
 	case innerVerb:
 		return inner(p, args[2], args[3:])
 	}
@@ -80,8 +83,12 @@ func fail(err error) int {
 	return ExitUnenforced
 }
 
-// outer starts the inner stage and mirrors it.
-func outer(args []string) int {
+// outer starts the inner stage and mirrors it; for a policy that needs
+// no namespaces it confines and starts the command itself.
+func outer(p *Policy, args []string) int {
+	if !p.needsHelper() {
+		return confineAndWait(p, args[2], args[3:])
+	}
 	runtime.LockOSThread() // the parent-death signal follows this thread
 	cmd := exec.Command("/proc/self/exe", append([]string{innerVerb}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -159,6 +166,32 @@ func inner(p *Policy, path string, args []string) int {
 	}
 }
 
+// confineAndWait runs the command on a restricted thread and waits for
+// it, forwarding signals to its process group.
+func confineAndWait(p *Policy, path string, args []string) int {
+	r, err := prepare(p)
+	if err != nil {
+		return fail(err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	if err := onFreshThread(r, cmd.Start); err != nil {
+		return fail(err)
+	}
+	r.close()
+	go func() {
+		for s := range sigs {
+			_ = syscall.Kill(-cmd.Process.Pid, s.(syscall.Signal))
+		}
+	}()
+	_ = cmd.Wait()
+	return exitStatus(cmd.ProcessState)
+}
+
+// exitStatus is how the helper exits for a command that ended as st.
 func exitStatus(st *os.ProcessState) int {
 	if st == nil {
 		return ExitUnenforced

@@ -342,7 +342,7 @@ func TestAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^(TestReadOnlyPolicy|TestNoNetwork|TestProxyPortOnly|TestWritePolicyProtectsPaths|TestWritePolicyWorkingDirectory|TestDieWithParent)$", "-test.v", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run", "^(TestReadOnlyPolicy|TestNoNetwork|TestProxyPortOnly|TestWritePolicyProtectsPaths|TestWritePolicyWorkingDirectory|TestDieWithParent|TestHelperWithoutNamespaces)$", "-test.v", "-test.count=1")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "CORDIS_SANDBOX_TEST_UNPRIVILEGED=1", "TMPDIR=/tmp", "HOME=/tmp"}
 	cmd.Dir = "/tmp"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
