@@ -149,7 +149,9 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	ctx := testCtx(t)
 	state, work, outside, home := t.TempDir(), gitRepo(t), t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
-	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"sandbox":{"enabled":true}}`), 0o644)
+	secret := filepath.Join(outside, "secret.txt")
+	os.WriteFile(secret, []byte("s3cret-value\n"), 0o644)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"sandbox":{"enabled":true,"filesystem":{"denyRead":["/`+secret+`"]}}}`), 0o644)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -164,12 +166,14 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 		toolReply("toolu_2", "Bash", `{"command":"echo out > `+filepath.Join(outside, "x.txt")+`"}`), textReply("ok"),
 		toolReply("toolu_3", "Bash", `{"command":"echo '[core] fsmonitor = /tmp/x' >> .git/config"}`), textReply("ok"),
 		toolReply("toolu_4", "Bash", `{"command":"echo hi > /dev/tcp/127.0.0.1/`+port+`"}`), textReply("ok"),
-		toolReply("toolu_5", "Bash", `{"command":"echo out > `+filepath.Join(outside, "y.txt")+`","dangerouslyDisableSandbox":true}`), textReply("ok"))
+		toolReply("toolu_5", "Bash", `{"command":"echo out > `+filepath.Join(outside, "y.txt")+`","dangerouslyDisableSandbox":true}`), textReply("ok"),
+		toolReply("toolu_6", "Bash", `{"command":"cat `+secret+`"}`), textReply("ok"),
+		toolReply("toolu_7", "Bash", `{"command":"setsid sleep 317.5 > /dev/null 2>&1 < /dev/null & echo started","run_in_background":true}`), textReply("ok"))
 	e := startAgentWithHome(t, model, state, work, home)
 	asked := recordPermissions(e, acp.PermRejectOnce)
 	e.Initialize(ctx, acp.ClientCapabilities{})
 	sid := e.NewSession(ctx, work).SessionID
-	for _, text := range []string{"inside", "outside", "config", "network", "unsandboxed"} {
+	for _, text := range []string{"inside", "outside", "config", "network", "unsandboxed", "secret", "background"} {
 		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
 			t.Fatalf("prompt %s: %q, %v", text, stop, err)
 		}
@@ -193,6 +197,32 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	if !strings.Contains(requests, "Permission denied") && !strings.Contains(requests, "Read-only file system") {
 		t.Errorf("the refused writes did not fail as the kernel refuses them")
 	}
+	if strings.Contains(requests, "s3cret-value") {
+		t.Error("a denyRead file was read inside the sandbox")
+	}
+	// The background command's setsid child is gone with the session.
+	if pids := processesRunning("sleep 317.5"); len(pids) > 0 {
+		t.Errorf("a sandboxed background command's child outlived the session: %v", pids)
+	}
+}
+
+// processesRunning lists the pids whose command line is cmdline.
+func processesRunning(cmdline string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ") == cmdline {
+			if st, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); !strings.Contains(string(st), ") Z ") {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
 
 // The workspace sandbox's network goes through cordis's proxy: the first
