@@ -307,3 +307,43 @@ func TestConfigSandboxBlock(t *testing.T) {
 		t.Error("the command wrote outside the project")
 	}
 }
+
+// Where the kernel cannot confine (here: CORDIS_SANDBOX=off), nothing
+// that needed the sandbox runs unasked: read-only commands are asked
+// about, a sandbox.enabled session asks before every command, and the
+// session start says why.
+func TestNoSandboxFailsClosed(t *testing.T) {
+	ctx := testCtx(t)
+	state, work, home := t.TempDir(), gitRepo(t), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"sandbox":{"enabled":true}}`), 0o644)
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"git status"}`), textReply("ok"),
+		toolReply("toolu_2", "Bash", `{"command":"echo hi > made.txt"}`), textReply("ok"))
+	cmd := exec.Command(binary, "acp", "--state-dir", state)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"ANTHROPIC_BASE_URL=" + model.srv.URL, "ANTHROPIC_API_KEY=test-key", sandbox.OffVariable + "=off"}
+	cmd.Dir = work
+	e := acptest.StartProcess(t, cmd)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	for _, text := range []string{"status", "write"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+	if got := strings.Join(asked.titles(), " | "); got != "git status | echo hi > made.txt" {
+		t.Errorf("asked about %q, want both commands", got)
+	}
+	if _, err := os.Stat(filepath.Join(work, "made.txt")); err == nil {
+		t.Error("a rejected command ran")
+	}
+	said := acptestText(e.Updates(sid))
+	for _, want := range []string{"cannot provide it", "Read-only commands"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the session start did not say %q: %q", want, said)
+		}
+	}
+}

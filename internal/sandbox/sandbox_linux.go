@@ -61,8 +61,18 @@ func (s Status) String() string {
 	return fmt.Sprintf("Landlock ABI %d, seccomp, %s", s.ABI, ns)
 }
 
+// OffVariable, set to "off" in cordis's environment, makes Check report
+// the sandbox unavailable: what depends on it is then asked about (a
+// switch for diagnosing a command the sandbox breaks, and the way tests
+// see the fail-closed path).
+const OffVariable = "CORDIS_SANDBOX"
+
 var check = sync.OnceValue(func() Status {
 	var s Status
+	if os.Getenv(OffVariable) == "off" {
+		s.Problem = "turned off by " + OffVariable + "=off"
+		return s
+	}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < minABIReadOnly {
 		s.Problem = "the kernel has no Landlock (needs Linux 5.13 or later with the landlock LSM enabled)"

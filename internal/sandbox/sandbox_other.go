@@ -23,6 +23,9 @@ func (s Status) String() string  { return "unavailable: " + s.Problem }
 // CanConfineWrites is false: nothing can be confined here.
 func (s Status) CanConfineWrites() bool { return false }
 
+// OffVariable is the switch Linux has; here the sandbox is always off.
+const OffVariable = "CORDIS_SANDBOX"
+
 // Check reports that no sandbox exists on this system.
 func Check() Status { return Status{Problem: "cordis's sandbox needs Linux (Landlock)"} }
 
