@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cordis-agent/cordis/acp"
@@ -345,5 +346,79 @@ func TestNoSandboxFailsClosed(t *testing.T) {
 		if !strings.Contains(said, want) {
 			t.Errorf("the session start did not say %q: %q", want, said)
 		}
+	}
+}
+
+// The workspace sandbox through the binary as an ordinary user (uid
+// 65534, when the tests run as root): user namespaces without privilege,
+// the protected paths, writes and chmod outside refused.
+func TestSandboxAsUnprivilegedUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("already unprivileged: TestSandboxSettingsConfineBash covers it")
+	}
+	requireKernelSandbox(t, true)
+	ctx := testCtx(t)
+	top, err := os.MkdirTemp("", "cordis-sandbox-uid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	os.Chmod(top, 0o755)
+	dirs := map[string]string{}
+	for _, name := range []string{"bin", "home", "state", "work", "outside"} {
+		dirs[name] = filepath.Join(top, name)
+		os.MkdirAll(dirs[name], 0o755)
+	}
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dirs["bin"], "cordis")
+	os.WriteFile(bin, data, 0o755)
+	if out, err := exec.Command("git", "init", "-q", dirs["work"]).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	own := filepath.Join(dirs["outside"], "own.txt")
+	os.WriteFile(own, []byte("mine\n"), 0o644)
+	os.MkdirAll(filepath.Join(dirs["home"], ".claude"), 0o755)
+	os.WriteFile(filepath.Join(dirs["home"], ".claude", "settings.json"), []byte(`{"sandbox":{"enabled":true}}`), 0o644)
+	filepath.WalkDir(top, func(p string, _ os.DirEntry, _ error) error { return os.Lchown(p, 65534, 65534) })
+	config := filepath.Join(dirs["work"], ".git", "config")
+	before, _ := os.ReadFile(config)
+
+	model := newFakeModel(t,
+		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt && id -u > uid.txt"}`), textReply("ok"),
+		toolReply("toolu_2", "Bash", `{"command":"echo out > `+filepath.Join(dirs["outside"], "x.txt")+`"}`), textReply("ok"),
+		toolReply("toolu_3", "Bash", `{"command":"echo '[core] fsmonitor = /tmp/x' >> .git/config"}`), textReply("ok"),
+		toolReply("toolu_4", "Bash", `{"command":"chmod 600 `+own+`"}`), textReply("ok"))
+	cmd := exec.Command(bin, "acp", "--state-dir", dirs["state"])
+	cmd.Dir = dirs["work"]
+	cmd.Env = []string{"HOME=" + dirs["home"], "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(dirs["home"], ".config"),
+		"ANTHROPIC_BASE_URL=" + model.srv.URL, "ANTHROPIC_API_KEY=test-key"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	e := acptest.StartProcess(t, cmd)
+	asked := recordPermissions(e, acp.PermRejectOnce)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, dirs["work"]).SessionID
+	for _, text := range []string{"inside", "outside", "config", "chmod"} {
+		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
+			t.Fatalf("prompt %s: %q, %v", text, stop, err)
+		}
+	}
+	e.Close()
+	if titles := asked.titles(); len(titles) != 0 {
+		t.Errorf("asked %q, want confined commands run unasked", titles)
+	}
+	if b, err := os.ReadFile(filepath.Join(dirs["work"], "uid.txt")); err != nil || strings.TrimSpace(string(b)) != "65534" {
+		t.Errorf("the confined command did not run as uid 65534 in the project: %q, %v\n%s", b, err, model.allRequests())
+	}
+	if _, err := os.Stat(filepath.Join(dirs["outside"], "x.txt")); err == nil {
+		t.Error("the command wrote outside the project")
+	}
+	if after, _ := os.ReadFile(config); string(after) != string(before) {
+		t.Errorf(".git/config changed: %q", after)
+	}
+	if st, _ := os.Stat(own); st.Mode().Perm() != 0o644 {
+		t.Errorf("chmod outside the project went through: %v", st.Mode())
 	}
 }

@@ -120,7 +120,7 @@ func Start(cmd *exec.Cmd, p *Policy, start func() error) error {
 		return err
 	}
 	if p.needsHelper() {
-		if err := wrapInHelper(cmd, p, innerVerb); err != nil {
+		if err := wrapInHelper(cmd, p, helperStage()); err != nil {
 			return err
 		}
 		return onFreshThread(nil, start)
@@ -229,10 +229,26 @@ func wrapInHelper(cmd *exec.Cmd, p *Policy, verb string) error {
 	// No parent-death signal here: it would fire when the thread that
 	// forked ends, and that thread is discarded at once. cordis owns the
 	// helper's process group (internal/proc, and its watchdog if cordis
-	// dies); killing the helper, the namespace's first process, kills the
-	// command and everything it started.
-	setNamespaces(cmd.SysProcAttr)
+	// dies); killing the helper kills the namespace's first process, and
+	// with it the command and everything it started.
+	if verb == innerVerb {
+		setNamespaces(cmd.SysProcAttr)
+	}
 	return nil
+}
+
+// helperStage is the stage cordis starts the helper at. A process that
+// is not dumpable (cordis makes itself so: internal/hardening) owns its
+// /proc files only through root, so an ordinary user's cordis cannot
+// write a child's uid_map before the child execs: it starts the outer
+// stage, a fresh (dumpable) process, which makes the namespaces.
+func helperStage() string {
+	if os.Geteuid() != 0 {
+		if d, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0); err == nil && d == 0 {
+			return HelperVerb
+		}
+	}
+	return innerVerb
 }
 
 // setNamespaces makes the child the first process of new user, mount and
@@ -251,7 +267,15 @@ func setNamespaces(a *syscall.SysProcAttr) {
 }
 
 // probeNamespaces starts /bin/true in the namespaces the helper uses.
+// probeNamespaces starts /bin/true the way Start would start a helper:
+// in the namespaces directly, or through the outer stage (which needs
+// this binary to dispatch HelperVerb to Main, as cordis does).
 func probeNamespaces() error {
+	if helperStage() == HelperVerb {
+		cmd := exec.Command("/proc/self/exe", HelperVerb, `{"readAll":true,"dieWithParent":true}`, "--", "/bin/true")
+		cmd.Env = []string{}
+		return cmd.Run()
+	}
 	cmd := exec.Command("/bin/true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	setNamespaces(cmd.SysProcAttr)
