@@ -108,6 +108,7 @@ func (s *Session) sandboxFor(use sandboxUse) (*sandbox.Policy, []string) {
 		}, gitNeutralEnv
 	case confinedWorkspace:
 		write := append(append(roots, sb.AllowWrite...), s.sandboxTemp())
+		ensureHooksFolders(roots)
 		protect := append(sandbox.ProtectedPaths(write, s.agent.cfg.Home), sb.DenyWrite...)
 		p := &sandbox.Policy{
 			ReadAll:          true,
@@ -124,6 +125,19 @@ func (s *Session) sandboxFor(use sandboxUse) (*sandbox.Policy, []string) {
 		return p, env
 	}
 	return nil, nil
+}
+
+// ensureHooksFolders creates the hooks folder of each root's git
+// repository where it is missing (git init makes one; some clones and
+// tools leave it out): a protected path that does not exist cannot be
+// mounted read-only, and a hook planted there would run on the user's
+// next commit.
+func ensureHooksFolders(roots []string) {
+	for _, r := range roots {
+		if info, err := os.Lstat(filepath.Join(r, ".git")); err == nil && info.IsDir() {
+			_ = os.Mkdir(filepath.Join(r, ".git", "hooks"), 0o755)
+		}
+	}
 }
 
 // sandboxTemp is the session's private temp folder, writable inside the

@@ -161,9 +161,11 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	config := filepath.Join(work, ".git", "config")
 	before, _ := os.ReadFile(config)
+	// A repository without a hooks folder: one must not be planted.
+	os.RemoveAll(filepath.Join(work, ".git", "hooks"))
 
 	model := newFakeModel(t,
-		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt && mkdir -p build && echo o > build/out"}`), textReply("ok"),
+		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt && mkdir -p build && echo o > build/out; mkdir -p .git/hooks; echo pwned > .git/hooks/pre-commit"}`), textReply("ok"),
 		toolReply("toolu_2", "Bash", `{"command":"echo out > `+filepath.Join(outside, "x.txt")+`"}`), textReply("ok"),
 		toolReply("toolu_3", "Bash", `{"command":"echo '[core] fsmonitor = /tmp/x' >> .git/config"}`), textReply("ok"),
 		toolReply("toolu_4", "Bash", `{"command":"echo hi > /dev/tcp/127.0.0.1/`+port+`"}`), textReply("ok"),
@@ -193,6 +195,9 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(config); string(after) != string(before) {
 		t.Errorf(".git/config changed inside the sandbox: %q", after)
+	}
+	if _, err := os.Stat(filepath.Join(work, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a git hook was planted inside the sandbox")
 	}
 	requests := model.allRequests()
 	if !strings.Contains(requests, "Permission denied") && !strings.Contains(requests, "Read-only file system") {
