@@ -107,7 +107,8 @@ func (s *Session) sandboxFor(use sandboxUse) (*sandbox.Policy, []string) {
 			DenyRead:   sb.DenyRead,
 		}, gitNeutralEnv
 	case confinedWorkspace:
-		write := append(append(roots, sb.AllowWrite...), s.sandboxTemp())
+		tmp := s.sandboxTemp()
+		write := append(append(roots, sb.AllowWrite...), tmp)
 		ensureHooksFolders(roots)
 		protect := append(sandbox.ProtectedPaths(write, s.agent.cfg.Home), sb.DenyWrite...)
 		p := &sandbox.Policy{
@@ -117,10 +118,12 @@ func (s *Session) sandboxFor(use sandboxUse) (*sandbox.Policy, []string) {
 			Protect:          protect,
 			AllowUnixSockets: sb.AllowUnixSockets,
 		}
-		var env []string
+		// The shared /tmp is not writable; programs that make temporary
+		// files find the session's own through TMPDIR.
+		env := []string{"TMPDIR=" + tmp}
 		if proxy := s.proxyFor(); proxy != nil {
 			p.ProxyPort = proxy.Port()
-			env = proxy.Env()
+			env = append(env, proxy.Env()...)
 		}
 		return p, env
 	}
@@ -142,11 +145,15 @@ func ensureHooksFolders(roots []string) {
 
 // sandboxTemp is the session's private temp folder, writable inside the
 // workspace sandbox (a shared /tmp would let a command plant files other
-// programs read). Created on first use.
+// programs read). Created on first use, removed when the session closes.
 func (s *Session) sandboxTemp() string {
-	dir := filepath.Join(os.TempDir(), "cordis-sandbox-"+safeID(s.id))
+	dir := s.sandboxTempPath()
 	_ = os.MkdirAll(dir, 0o700)
 	return dir
+}
+
+func (s *Session) sandboxTempPath() string {
+	return filepath.Join(os.TempDir(), "cordis-sandbox-"+safeID(s.id))
 }
 
 func safeID(id string) string {

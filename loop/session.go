@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -310,6 +311,8 @@ func (s *Session) close() {
 	s.mcpManager().Close()
 	s.background.StopAll()
 	s.closeProxy()
+	// The sandbox's temp folder goes with the commands that used it.
+	_ = os.RemoveAll(s.sandboxTempPath())
 	if err := s.log.Close(); err != nil {
 		s.agent.log.Warn("closing session log", "session", s.id, "error", err)
 	}

@@ -165,7 +165,7 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	os.RemoveAll(filepath.Join(work, ".git", "hooks"))
 
 	model := newFakeModel(t,
-		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt && mkdir -p build && echo o > build/out; mkdir -p .git/hooks; echo pwned > .git/hooks/pre-commit"}`), textReply("ok"),
+		toolReply("toolu_1", "Bash", `{"command":"echo in > inside.txt && mkdir -p build && f=$(mktemp) && echo o > $f && cp $f build/out; mkdir -p .git/hooks; echo pwned > .git/hooks/pre-commit"}`), textReply("ok"),
 		toolReply("toolu_2", "Bash", `{"command":"echo out > `+filepath.Join(outside, "x.txt")+`"}`), textReply("ok"),
 		toolReply("toolu_3", "Bash", `{"command":"echo '[core] fsmonitor = /tmp/x' >> .git/config"}`), textReply("ok"),
 		toolReply("toolu_4", "Bash", `{"command":"echo hi > /dev/tcp/127.0.0.1/`+port+`"}`), textReply("ok"),
