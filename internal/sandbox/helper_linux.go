@@ -122,32 +122,12 @@ func inner(p *Policy, path string, args []string) int {
 	if err := os.Chdir(wd); err != nil {
 		return fail(err)
 	}
-	r, err := prepare(p)
-	if err != nil {
-		return fail(err)
+	// A signal to the helper is for the whole command: every process of
+	// the namespace but this one.
+	cmd, failed := startConfined(p, path, args, nil, func(_ *exec.Cmd, sig syscall.Signal) { _ = syscall.Kill(-1, sig) })
+	if cmd == nil {
+		return failed
 	}
-	prog := path
-	if filepath.Base(path) == path {
-		if prog, err = exec.LookPath(path); err != nil {
-			return fail(fmt.Errorf("%s: %w", path, err))
-		}
-	}
-	cmd := exec.Command(prog, args...)
-	cmd.Args[0] = path
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := onFreshThread(r, cmd.Start); err != nil {
-		return fail(err)
-	}
-	r.close()
-	go func() {
-		// A signal to the helper is for the whole command: every process
-		// of the namespace but this one.
-		for s := range sigs {
-			_ = syscall.Kill(-1, s.(syscall.Signal))
-		}
-	}()
 	for {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -169,26 +149,41 @@ func inner(p *Policy, path string, args []string) int {
 // confineAndWait runs the command on a restricted thread and waits for
 // it, forwarding signals to its process group.
 func confineAndWait(p *Policy, path string, args []string) int {
-	r, err := prepare(p)
-	if err != nil {
-		return fail(err)
+	cmd, failed := startConfined(p, path, args, &syscall.SysProcAttr{Setpgid: true}, func(cmd *exec.Cmd, sig syscall.Signal) {
+		_ = syscall.Kill(-cmd.Process.Pid, sig)
+	})
+	if cmd == nil {
+		return failed
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
-	if err := onFreshThread(r, cmd.Start); err != nil {
-		return fail(err)
-	}
-	r.close()
-	go func() {
-		for s := range sigs {
-			_ = syscall.Kill(-cmd.Process.Pid, s.(syscall.Signal))
-		}
-	}()
 	_ = cmd.Wait()
 	return exitStatus(cmd.ProcessState)
+}
+
+// startConfined starts the command confined by p, with the helper's
+// standard streams, and hands the termination signals the helper gets
+// to forward. It returns the started command, or nil and the helper's
+// exit status when nothing could start.
+func startConfined(p *Policy, path string, args []string, attr *syscall.SysProcAttr, forward func(*exec.Cmd, syscall.Signal)) (*exec.Cmd, int) {
+	r, err := prepare(p)
+	if err != nil {
+		return nil, fail(err)
+	}
+	cmd := exec.Command(path, args...) // a bare name is looked up in PATH
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = attr
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	err = onFreshThread(r, cmd.Start)
+	r.close()
+	if err != nil {
+		return nil, fail(err)
+	}
+	go func() {
+		for s := range sigs {
+			forward(cmd, s.(syscall.Signal))
+		}
+	}()
+	return cmd, 0
 }
 
 // exitStatus is how the helper exits for a command that ended as st.
