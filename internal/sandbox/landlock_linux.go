@@ -74,7 +74,16 @@ func rulesetFor(p *Policy, abi int) (int, uint32, error) {
 // libraries and configuration, and the folders of PATH outside home (home
 // itself is never granted by this: it holds credentials).
 func systemReadPaths() []string {
-	paths := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store", "/proc", "/sys", "/dev"}
+	paths := []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store", "/proc", "/sys"}
+	// Of /etc and /dev only what programs read to run: a root command
+	// owns /etc/shadow, the host's ssh keys and the raw disks, so the
+	// folders are not granted whole.
+	for _, f := range systemEtc {
+		paths = append(paths, "/etc/"+f)
+	}
+	for _, f := range systemDev {
+		paths = append(paths, "/dev/"+f)
+	}
 	home, _ := os.UserHomeDir()
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		dir = filepath.Clean(dir)
@@ -84,6 +93,20 @@ func systemReadPaths() []string {
 	}
 	return paths
 }
+
+// systemEtc are the files of /etc that programs read to start, find
+// users, zones, locales, terminals and file types, and git's system
+// configuration.
+var systemEtc = []string{
+	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload", "nsswitch.conf", "passwd", "group",
+	"localtime", "timezone", "locale.alias", "locale.conf", "default/locale", "environment",
+	"inputrc", "terminfo", "magic", "magic.mime", "mime.types", "gitconfig", "gitattributes",
+	"os-release", "lsb-release", "debian_version", "hostname", "host.conf", "gai.conf", "hosts",
+	"alternatives", "bash.bashrc", "profile", "manpath.config", "java-17-openjdk", "ssl/openssl.cnf",
+}
+
+// systemDev are the device files a program may read.
+var systemDev = []string{"null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx"}
 
 // fileRights are the rights that mean something on a file (the kernel
 // refuses directory rights in a rule for one).

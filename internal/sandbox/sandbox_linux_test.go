@@ -102,6 +102,9 @@ func TestReadOnlyPolicy(t *testing.T) {
 		{"touch -d inside", "touch -d 2001-01-01 " + l.project + "/src/a.txt", false},
 		{"truncate inside", "truncate -s 0 " + l.project + "/src/a.txt", false},
 		{"no capabilities", "grep -q 'CapEff:.0000000000000000' /proc/self/status", true},
+		{"programs find users and libraries", "ls -l " + l.project + " > /dev/null && id -un && git --version", true},
+		{"no /etc/shadow", "cat /etc/shadow", false},
+		{"its own output through /dev", "echo x > /dev/stdout && echo y > /dev/stderr", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, code := run(t, p, c.script)
@@ -109,6 +112,13 @@ func TestReadOnlyPolicy(t *testing.T) {
 				t.Fatalf("%s: exit %d, want success=%v; output: %s", c.script, code, c.ok, out)
 			}
 		})
+	}
+	for _, disk := range []string{"/dev/vda", "/dev/sda", "/dev/nvme0n1"} {
+		if _, err := os.Stat(disk); err == nil {
+			if out, code := run(t, p, "head -c1 "+disk+" 2>/dev/null | wc -c"); code == 0 && strings.TrimSpace(out) != "0" {
+				t.Errorf("read a byte of %s: %q", disk, out)
+			}
+		}
 	}
 	if b, _ := os.ReadFile(l.project + "/src/a.txt"); string(b) != "inside\n" {
 		t.Fatalf("the file changed: %q", b)
