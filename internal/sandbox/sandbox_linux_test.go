@@ -105,6 +105,8 @@ func TestReadOnlyPolicy(t *testing.T) {
 		{"programs find users and libraries", "ls -l " + l.project + " > /dev/null && id -un && git --version", true},
 		{"no /etc/shadow", "cat /etc/shadow", false},
 		{"its own output through /dev", "echo x > /dev/stdout && echo y > /dev/stderr", true},
+		{"no signal to a process outside", "kill -0 " + strconv.Itoa(os.Getpid()), false},
+		{"signals inside", "sleep 5 & kill $!", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, code := run(t, p, c.script)
