@@ -62,6 +62,12 @@ var helperPath = sync.OnceValues(func() (string, error) {
 // starts the command from it, reaps every orphan and exits with the
 // command's status; its exit kills whatever the command left running.
 func Main(verb string, args []string) int {
+	switch verb {
+	case warmVerb:
+		return warmMain()
+	case warmOuterVerb:
+		return warmOuterMain()
+	}
 	if len(args) < 3 || args[1] != "--" {
 		return fail(errors.New("usage: cordis " + HelperVerb + " POLICY -- PROGRAM [ARG...]"))
 	}
@@ -89,15 +95,28 @@ func outer(p *Policy, args []string) int {
 	if !p.needsHelper() {
 		return confineAndWait(p, args[2], args[3:])
 	}
-	runtime.LockOSThread() // the parent-death signal follows this thread
 	cmd := exec.Command("/proc/self/exe", append([]string{innerVerb}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	return mirror(cmd, nil)
+}
+
+// mirror starts cmd (a later stage of the helper) in new namespaces, to
+// die with this process, with extra as its fd 3 when not nil; forwards
+// this process's signals to it and exits as it does.
+func mirror(cmd *exec.Cmd, extra *os.File) int {
+	runtime.LockOSThread() // the parent-death signal follows this thread
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	setNamespaces(cmd.SysProcAttr)
+	if extra != nil {
+		cmd.ExtraFiles = []*os.File{extra}
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("cannot start the confined command: %w", err))
+	}
+	if extra != nil {
+		extra.Close()
 	}
 	go func() {
 		for s := range sigs {
@@ -110,6 +129,16 @@ func outer(p *Policy, args []string) int {
 
 // inner confines and runs the command as the namespace's first process.
 func inner(p *Policy, path string, args []string) int {
+	return runAsFirstProcess(p, path, args, func(cmd *exec.Cmd) {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	})
+}
+
+// runAsFirstProcess makes the policy's mounts, confines and starts the
+// command (set up by setup), reaps every orphan of the namespace and
+// returns the command's exit status; this process's exit then ends the
+// namespace and whatever the command left in it.
+func runAsFirstProcess(p *Policy, path string, args []string, setup func(*exec.Cmd)) int {
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)
@@ -124,7 +153,7 @@ func inner(p *Policy, path string, args []string) int {
 	}
 	// A signal to the helper is for the whole command: every process of
 	// the namespace but this one.
-	cmd, failed := startConfined(p, path, args, nil, func(_ *exec.Cmd, sig syscall.Signal) { _ = syscall.Kill(-1, sig) })
+	cmd, failed := startConfined(p, path, args, setup, nil, func(_ *exec.Cmd, sig syscall.Signal) { _ = syscall.Kill(-1, sig) })
 	if cmd == nil {
 		return failed
 	}
@@ -149,7 +178,8 @@ func inner(p *Policy, path string, args []string) int {
 // confineAndWait runs the command on a restricted thread and waits for
 // it, forwarding signals to its process group.
 func confineAndWait(p *Policy, path string, args []string) int {
-	cmd, failed := startConfined(p, path, args, &syscall.SysProcAttr{Setpgid: true}, func(cmd *exec.Cmd, sig syscall.Signal) {
+	std := func(cmd *exec.Cmd) { cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr }
+	cmd, failed := startConfined(p, path, args, std, &syscall.SysProcAttr{Setpgid: true}, func(cmd *exec.Cmd, sig syscall.Signal) {
 		_ = syscall.Kill(-cmd.Process.Pid, sig)
 	})
 	if cmd == nil {
@@ -159,17 +189,17 @@ func confineAndWait(p *Policy, path string, args []string) int {
 	return exitStatus(cmd.ProcessState)
 }
 
-// startConfined starts the command confined by p, with the helper's
-// standard streams, and hands the termination signals the helper gets
-// to forward. It returns the started command, or nil and the helper's
-// exit status when nothing could start.
-func startConfined(p *Policy, path string, args []string, attr *syscall.SysProcAttr, forward func(*exec.Cmd, syscall.Signal)) (*exec.Cmd, int) {
+// startConfined starts the command confined by p, set up by setup
+// (streams, environment, folder), and hands the termination signals the
+// helper gets to forward. It returns the started command, or nil and the
+// helper's exit status when nothing could start.
+func startConfined(p *Policy, path string, args []string, setup func(*exec.Cmd), attr *syscall.SysProcAttr, forward func(*exec.Cmd, syscall.Signal)) (*exec.Cmd, int) {
 	r, err := prepare(p)
 	if err != nil {
 		return nil, fail(err)
 	}
 	cmd := exec.Command(path, args...) // a bare name is looked up in PATH
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	setup(cmd)
 	cmd.SysProcAttr = attr
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,7 +17,7 @@ import (
 // TestMain lets the test binary act as the helper, as the cordis binary
 // does (Start re-executes /proc/self/exe).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == HelperVerb || os.Args[1] == innerVerb) {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], HelperVerb) {
 		os.Exit(Main(os.Args[1], os.Args[2:]))
 	}
 	os.Exit(m.Run())
@@ -354,7 +355,7 @@ func TestAsUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run", "^(TestReadOnlyPolicy|TestNoNetwork|TestProxyPortOnly|TestWritePolicyProtectsPaths|TestWritePolicyWorkingDirectory|TestDieWithParent|TestHelperWithoutNamespaces)$", "-test.v", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run", "^(TestReadOnlyPolicy|TestNoNetwork|TestProxyPortOnly|TestWritePolicyProtectsPaths|TestWritePolicyWorkingDirectory|TestDieWithParent|TestHelperWithoutNamespaces|TestWarmHelper)$", "-test.v", "-test.count=1")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "CORDIS_SANDBOX_TEST_UNPRIVILEGED=1", "TMPDIR=/tmp", "HOME=/tmp"}
 	cmd.Dir = "/tmp"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
@@ -381,5 +382,54 @@ func TestIsProtected(t *testing.T) {
 	}
 	if !IsProtected("/home/u/.bashrc", []string{"/home/u"}, "/home/u") {
 		t.Error("a writable home's .bashrc is not protected")
+	}
+}
+
+// A warm helper, started before its command is known, confines the
+// command it is sent exactly as the cold helper does.
+func TestWarmHelper(t *testing.T) {
+	l := newLayout(t)
+	p := &Policy{ReadAll: true, Write: []string{l.project}, Protect: []string{l.project + "/.git/config"}, DenyRead: []string{l.secret}}
+	requireSandbox(t, p)
+	w, err := NewWarm()
+	if err != nil {
+		t.Skipf("no warm helper here: %v", err)
+	}
+	err = w.Cmd.Start()
+	w.Started()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // let it reach its wait: it must not matter
+	r, wr, _ := os.Pipe()
+	devnull, _ := os.Open(os.DevNull)
+	script := "pwd; echo $MARK; echo x > rel.txt; cat " + l.secret + "; echo y >> .git/config; exit 3"
+	if err := w.Send(p, "/bin/bash", []string{"-c", script}, []string{"PATH=/usr/bin:/bin", "MARK=marked"}, l.project, devnull, wr, wr); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	devnull.Close()
+	out, _ := io.ReadAll(r)
+	err = w.Cmd.Wait()
+	if code := w.Cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("exit %d (%v), want the command's 3; output: %s", code, err, out)
+	}
+	text := string(out)
+	if !strings.HasPrefix(text, l.project+"\nmarked\n") || strings.Contains(text, "s3cret") {
+		t.Fatalf("output %q", text)
+	}
+	if _, err := os.Stat(l.project + "/rel.txt"); err != nil {
+		t.Fatalf("the relative write inside failed: %v (%s)", err, text)
+	}
+	if b, _ := os.ReadFile(l.project + "/.git/config"); string(b) != "[core]\n" {
+		t.Fatalf(".git/config changed: %q", b)
+	}
+	// A helper given up exits at once.
+	w2, _ := NewWarm()
+	w2.Cmd.Start()
+	w2.Started()
+	w2.Close()
+	if err := w2.Cmd.Wait(); err != nil {
+		t.Fatalf("a helper given up: %v", err)
 	}
 }
