@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/cordis-agent/cordis/acp"
 	"github.com/cordis-agent/cordis/acp/acptest"
@@ -17,7 +18,8 @@ import (
 // loopback model's two answers, the permission flow, the log, the
 // editor's updates), unconfined (bypassPermissions, no hooks), in the
 // read-only sandbox (plan mode) and in the workspace sandbox
-// (agent.sandbox.enabled). Compare the ratios within one run.
+// (agent.sandbox.enabled), with an untimed pause between calls where a
+// model would think. Compare the ratios within one run.
 func BenchmarkBashCallSandbox(b *testing.B) {
 	const llm = "- id: llm\n  name: llm/anthropic\n  config: {model: claude-sonnet-4-5, maxRetries: -1}\n"
 	for _, c := range []struct{ name, agent string }{
@@ -51,6 +53,14 @@ func BenchmarkBashCallSandbox(b *testing.B) {
 			prompt() // the first call starts what later ones reuse
 			b.ResetTimer()
 			for range b.N {
+				// A live model takes seconds between two tool calls; the
+				// pause (not timed, the same for every variant) keeps
+				// work the last call left for that time (a waiting
+				// sandbox helper starting) out of the next call's time,
+				// as a session would.
+				b.StopTimer()
+				time.Sleep(20 * time.Millisecond)
+				b.StartTimer()
 				prompt()
 			}
 			b.StopTimer()

@@ -105,6 +105,13 @@ func Run(ctx context.Context, c Cmd) Result {
 	defer cancel()
 
 	prepare()
+	if c.Sandbox != nil && c.Sandbox.NeedsHelper() {
+		// A confined command that needs the sandbox's helper is handed to
+		// one started ahead of it, when one is ready (warm_linux.go).
+		if res, ok := runWarm(ctx, runCtx, c, limit, grace); ok {
+			return res
+		}
+	}
 
 	cmd := exec.CommandContext(runCtx, c.Path, c.Args...)
 	cmd.Dir = c.Dir
@@ -173,6 +180,12 @@ func Run(ctx context.Context, c Cmd) Result {
 		r.finish(grace)
 	}
 
+	return result(ctx, out, errBuf, canceled.Load(), cmd.ProcessState, waitErr)
+}
+
+// result is how a command ended: its captured output, whether it was
+// killed for ctx (cancelled) or for its own timeout, and its status.
+func result(ctx context.Context, out, errBuf *Buffer, canceled bool, st *os.ProcessState, waitErr error) Result {
 	res := Result{
 		Output:        out.String(),
 		Omitted:       out.Omitted(),
@@ -180,14 +193,14 @@ func Run(ctx context.Context, c Cmd) Result {
 		StderrOmitted: errBuf.Omitted(),
 		ExitCode:      -1,
 	}
-	if canceled.Load() {
+	if canceled {
 		if ctx.Err() != nil {
 			res.Canceled = true
 		} else {
 			res.TimedOut = true
 		}
 	}
-	if st := cmd.ProcessState; st != nil {
+	if st != nil {
 		res.ExitCode = st.ExitCode()
 		res.Signal = signalName(st)
 	} else if waitErr != nil {

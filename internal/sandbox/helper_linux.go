@@ -139,6 +139,9 @@ func inner(p *Policy, path string, args []string) int {
 // returns the command's exit status; this process's exit then ends the
 // namespace and whatever the command left in it.
 func runAsFirstProcess(p *Policy, path string, args []string, setup func(*exec.Cmd)) int {
+	if err := ownNamespaces(); err != nil {
+		return fail(err)
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return fail(err)
@@ -173,6 +176,24 @@ func runAsFirstProcess(p *Policy, path string, args []string, setup func(*exec.C
 			return ws.ExitStatus()
 		}
 	}
+}
+
+// ownNamespaces refuses to go on unless this process is the first of a
+// PID namespace and has a mount namespace of its own: the mounts that
+// follow would otherwise change the caller's view of the filesystem
+// (someone running the helper's inner stage by hand, as root).
+func ownNamespaces() error {
+	if os.Getpid() != 1 {
+		return errors.New("the helper's inner stage runs only as the first process of its own namespaces")
+	}
+	mine, err1 := os.Readlink("/proc/self/ns/mnt")
+	// /proc is the procfs of the namespace cordis runs in: its 1 is
+	// that namespace's first process, not this one.
+	theirs, err2 := os.Readlink("/proc/1/ns/mnt")
+	if err1 != nil || err2 == nil && mine == theirs {
+		return errors.New("the helper's inner stage found no mount namespace of its own")
+	}
+	return nil
 }
 
 // confineAndWait runs the command on a restricted thread and waits for

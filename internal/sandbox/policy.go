@@ -75,8 +75,10 @@ type Policy struct {
 // ReadOnly reports whether the policy lets the command write nothing.
 func (p *Policy) ReadOnly() bool { return len(p.Write) == 0 }
 
-// needsHelper reports whether the policy needs namespaces, which only the
-// helper can set up.
+// NeedsHelper reports whether the policy needs namespaces, which only the
+// helper can set up (a process started per command: see Warm).
+func (p *Policy) NeedsHelper() bool { return p.needsHelper() }
+
 func (p *Policy) needsHelper() bool {
 	return len(p.Protect) > 0 || p.DieWithParent
 }

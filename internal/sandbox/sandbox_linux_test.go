@@ -433,3 +433,20 @@ func TestWarmHelper(t *testing.T) {
 		t.Fatalf("a helper given up: %v", err)
 	}
 }
+
+// The inner stage run by hand, outside namespaces of its own, refuses
+// before it mounts anything: it would change the caller's mounts.
+func TestInnerStageOutsideItsNamespaces(t *testing.T) {
+	dir := t.TempDir()
+	before, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, verb := range []string{innerVerb, warmVerb} {
+		cmd := exec.Command("/proc/self/exe", verb, `{"readAll":true,"write":["`+dir+`"]}`, "--", "/bin/true")
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitUnenforced {
+			t.Errorf("%s run by hand: %v %s", verb, err, out)
+		}
+	}
+	if after, _ := os.ReadFile("/proc/self/mountinfo"); !bytes.Equal(before, after) {
+		t.Fatalf("the mounts changed:\n%s", after)
+	}
+}
