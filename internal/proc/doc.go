@@ -33,6 +33,11 @@
 // the user's other processes. Processes that left their group
 // (setsid) are out of its reach in that case.
 //
+// A command with a Sandbox runs confined (internal/sandbox). One that needs
+// the sandbox's helper is handed, on Linux, to a helper kept waiting: one
+// is started as an owned group after the previous one was taken, and lives
+// until it is used or cordis exits (warm_linux.go).
+//
 // Concurrency: Run is safe for concurrent use; each call owns its process
 // group and its buffers.
 package proc

@@ -145,11 +145,13 @@ func runWarm(ctx, runCtx context.Context, c Cmd, limit int, grace time.Duration)
 	closeAll(files...) // the helper holds its own copies
 	pgid := w.Cmd.Process.Pid
 	if sendErr != nil {
+		// A helper that died while it waited, or a request it cannot
+		// take: Run starts one for this command instead.
 		for _, r := range readers {
 			r.f.Close()
 		}
 		dropWarm(w)
-		return Result{ExitCode: -1, Err: sendErr}, true
+		return Result{}, false
 	}
 	for _, r := range readers {
 		go r.run()
