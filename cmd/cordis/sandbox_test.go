@@ -171,12 +171,13 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 		toolReply("toolu_4", "Bash", `{"command":"echo hi > /dev/tcp/127.0.0.1/`+port+`"}`), textReply("ok"),
 		toolReply("toolu_5", "Bash", `{"command":"echo out > `+filepath.Join(outside, "y.txt")+`","dangerouslyDisableSandbox":true}`), textReply("ok"),
 		toolReply("toolu_6", "Bash", `{"command":"cat `+secret+`"}`), textReply("ok"),
-		toolReply("toolu_7", "Bash", `{"command":"setsid sleep 317.5 > /dev/null 2>&1 < /dev/null & echo started","run_in_background":true}`), textReply("ok"))
+		toolReply("toolu_7", "Bash", `{"command":"setsid sleep 317.5 > /dev/null 2>&1 < /dev/null & echo started","run_in_background":true}`), textReply("ok"),
+		toolReply("toolu_8", "Bash", `{"command":"sleep 318.5","timeout":700}`), textReply("ok"))
 	e := startAgentWithHome(t, model, state, work, home)
 	asked := recordPermissions(e, acp.PermRejectOnce)
 	e.Initialize(ctx, acp.ClientCapabilities{})
 	sid := e.NewSession(ctx, work).SessionID
-	for _, text := range []string{"inside", "outside", "config", "network", "unsandboxed", "secret", "background"} {
+	for _, text := range []string{"inside", "outside", "config", "network", "unsandboxed", "secret", "background", "timeout"} {
 		if stop, err := e.Prompt(ctx, sid, text); err != nil || stop != acp.StopEndTurn {
 			t.Fatalf("prompt %s: %q, %v", text, stop, err)
 		}
@@ -209,6 +210,13 @@ func TestSandboxSettingsConfineBash(t *testing.T) {
 	// The background command's setsid child is gone with the session.
 	if pids := processesRunning("sleep 317.5"); len(pids) > 0 {
 		t.Errorf("a sandboxed background command's child outlived the session: %v", pids)
+	}
+	// A confined command's timeout kills it as an unconfined one's does.
+	if !strings.Contains(requests, "Command timed out after 700ms and was killed.") {
+		t.Error("the confined command's timeout was not reported")
+	}
+	if pids := processesRunning("sleep 318.5"); len(pids) > 0 {
+		t.Errorf("a confined command outlived its timeout: %v", pids)
 	}
 }
 
