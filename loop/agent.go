@@ -393,6 +393,9 @@ func (a *Agent) createSession(id, cwd string, extra []string) (*Session, error) 
 		return nil, err
 	}
 	a.register(s)
+	// The facts the model is told (git's among them) are gathered while
+	// the user types the first prompt.
+	go s.facts()
 	return s, nil
 }
 

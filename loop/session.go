@@ -113,6 +113,10 @@ type Session struct {
 	settings SessionSettings
 	// net is the sandbox's proxy and the user's answers about hosts.
 	net netAccess
+	// factsOnce gathers envFacts, what the model is told of the machine
+	// and the project, once per session (envfacts.go).
+	factsOnce sync.Once
+	envFacts  *envFacts
 }
 
 // SessionSettings are what the user's and the project's settings (and an
@@ -263,9 +267,10 @@ func (s *Session) sayStartupNotices(ctx context.Context) {
 // systemPrompt returns the system prompt blocks of a (sub)agent: its base
 // prompt, the environment, then the session's system context.
 func (s *Session) systemPrompt(base string) []string {
+	facts := s.facts()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	system := []string{base, environmentPrompt(s.cwd, s.roots)}
+	system := []string{base, environmentPrompt(s.cwd, s.roots), facts.prompt(s.model)}
 	return append(system, s.systemContext...)
 }
 

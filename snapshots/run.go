@@ -2,9 +2,11 @@ package snapshots
 
 import (
 	"fmt"
+	"golang.org/x/sys/unix"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/cordis-agent/cordis/acp/acptest"
 	"github.com/cordis-agent/cordis/llm/replay"
@@ -135,6 +137,9 @@ func Run(sc *Scenario, opts Options) (*Result, error) {
 		// The sandbox's helper is the binary itself, which an editor
 		// terminal is asked to run.
 		{Placeholder: "{{cordis}}", Path: opts.Binary},
+		// The facts the model is told of the day and the machine.
+		{Placeholder: "{{date}}", Path: time.Now().Format("2006-01-02 (Monday)")},
+		{Placeholder: "{{os}}", Path: osVersion()},
 		{Placeholder: MCPTestServerPlaceholder, Path: mcpServer},
 		// A URL, not a path, but replaced the same way: whole, where it
 		// stands.
@@ -224,4 +229,13 @@ func agentEnv(sc *Scenario, opts Options, d runDirs, expand func(string) string)
 		env = append(env, k+"="+expand(sc.Manifest.Env[k]))
 	}
 	return append(env, opts.Env...)
+}
+
+// osVersion is the kernel's name and release, as the model is told them.
+func osVersion() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
 }
