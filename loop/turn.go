@@ -16,10 +16,6 @@ import (
 	"github.com/cordis-agent/cordis/sessionlog"
 )
 
-const baseSystemPrompt = `You are cordis, a coding agent working inside the user's editor. You help with software engineering tasks: reading and changing code, running commands, explaining and planning.
-
-Use the tools to inspect the project before you change it. Prefer small, correct edits. File paths given to tools must be absolute. Keep answers short and concrete; say what you changed and why.`
-
 // runner drives the model/tool loop for the main agent or a subagent.
 type runner struct {
 	s       *Session
@@ -84,7 +80,10 @@ type runner struct {
 }
 
 func (s *Session) mainRunner(turnID string, opts turnOptions) *runner {
-	system := s.systemPrompt(cmp.Or(s.agent.cfg.SystemPrompt, baseSystemPrompt))
+	s.mu.Lock()
+	model := cmp.Or(opts.model, s.model)
+	s.mu.Unlock()
+	system := s.systemPrompt(cmp.Or(s.agent.cfg.SystemPrompt, basePromptFor(model)))
 	r := &runner{
 		s: s, turnID: turnID, history: &s.history, log: s.log, system: system, model: opts.model,
 		toolsNow: func() []tools.Tool { return s.toolsFor(0) },

@@ -94,3 +94,37 @@ func TestEnvironmentFactsWithAHangingGit(t *testing.T) {
 		t.Errorf("the first prompt took %s", took)
 	}
 }
+
+// The prompt is chosen per model family: a Claude model gets the core
+// prompt; a model behind an OpenAI-compatible API gets it with guidance on
+// function calls, and hears nothing of Claude.
+func TestSystemPromptPerModelFamily(t *testing.T) {
+	ctx := testCtx(t)
+	work := t.TempDir()
+
+	claude, _ := firstSystem(t, work, []string{"PATH=" + os.Getenv("PATH")})
+	if !strings.Contains(claude, "Understand before you change") || strings.Contains(claude, "function-calling interface") {
+		t.Errorf("the Claude prompt:\n%.600s", claude)
+	}
+
+	model := newFakeModel(t, openAITextReply("ok"))
+	config := configFile(t, "- id: llm\n  name: llm/openai\n  config: {baseURL: \""+model.srv.URL+"/v1\", model: deepseek-chat, apiKeyEnv: \"\"}\n")
+	e, _ := startAgent(t, model, t.TempDir(), work, "--config", config)
+	e.Initialize(ctx, acp.ClientCapabilities{})
+	sid := e.NewSession(ctx, work).SessionID
+	if stop, err := e.Prompt(ctx, sid, "hi"); err != nil || stop != acp.StopEndTurn {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	e.Close()
+	reqs := model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request")
+	}
+	other := reqs[0]
+	if !strings.Contains(other, "Understand before you change") || !strings.Contains(other, "function-calling interface") {
+		t.Errorf("the OpenAI-compatible prompt lacks its guidance:\n%.600s", other)
+	}
+	if strings.Contains(other, "Claude") {
+		t.Errorf("a request to deepseek-chat talks of Claude")
+	}
+}
