@@ -62,7 +62,16 @@ func (bashTool) Description() string {
 - Prefer Read, Glob, Grep, Edit and Write over cat, find, grep, sed and echo for working with files.
 - Give a short description of what the command does.
 - Standard input is empty: interactive commands will not get answers.
-- For a command that keeps running (a dev server, a watcher, a long build), set run_in_background: the call returns at once with a task id; read new output with TaskOutput and stop the task with TaskStop. Do not append & to the command instead. Background tasks end when the session closes.`
+- For a command that keeps running (a dev server, a watcher, a long build), set run_in_background: the call returns at once with a task id; read new output with TaskOutput and stop the task with TaskStop. Do not append & to the command instead. Background tasks end when the session closes.
+- Run independent commands as separate calls in the same response; chain dependent ones with && in one call.
+- Commands may run in a sandbox (writes only inside the project, the network through an allow list). When a command fails because the sandbox blocked it, say so; set dangerouslyDisableSandbox only when running outside it is really needed (the user is asked).
+
+Git:
+- Never change git configuration, and never run destructive or history-rewriting commands (push --force, reset --hard, clean -fd, checkout -- ., branch -D, rebase of published commits) unless the user asked for exactly that.
+- Never skip hooks or signing (--no-verify, --no-gpg-sign, -c commit.gpgsign=false) unless asked. If a hook fails, fix the cause and make a new commit rather than amending one you did not make.
+- Commit only when the user asks. Then: run git status, git diff (staged and unstaged) and git log -n 5 together to see the change and the project's message style; stage the files that belong to the change by name (not git add -A when unrelated or secret files are around); write a message that says why the change was made; check git status afterwards.
+- Do not push unless asked. Create a pull request only when asked (gh pr create), with a title and a body that say what changed and how it was tested; look at every commit the branch adds, not just the last.
+- Pass -m or a heredoc for messages: interactive editors (git rebase -i, git add -i, an editor for the commit message) cannot be answered here.`
 }
 
 func (bashTool) Schema() json.RawMessage { return bashSpec.schema() }
