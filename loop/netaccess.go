@@ -138,7 +138,7 @@ func (s *Session) privateHostAllowed(host string) bool {
 		}
 	}
 	for _, d := range s.settings.Sandbox.AllowedDomains {
-		if netproxy.MatchDomain(d, host, 0) || d == host || len(d) > len(host) && d[:len(host)+1] == host+":" {
+		if netproxy.MatchDomain(d, host, 0) {
 			return true
 		}
 	}

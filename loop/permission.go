@@ -117,8 +117,8 @@ func (r *runner) permit(ctx context.Context, t tools.Tool, env *tools.Env, id st
 	// How an allowed Bash call will run. In plan mode every command runs
 	// in the read-only sandbox, whoever allowed it; with the sandbox on,
 	// in the workspace sandbox unless it is excluded or leaves it.
-	unsandboxed := s.wantsUnsandboxed(t, input)
-	workspace := s.workspaceConfined(t, call, input)
+	unsandboxed := s.wantsUnsandboxed(t.Name(), input)
+	workspace := s.workspaceConfined(call, input)
 	switch {
 	case t.Name() != "Bash":
 	case mode == ModePlan:

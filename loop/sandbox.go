@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/internal/sandbox"
-	"github.com/cordis-agent/cordis/loop/tools"
 )
 
 // SandboxSettings are the session's sandbox settings (Claude Code's
@@ -63,9 +63,9 @@ type bashSandboxInput struct {
 
 // wantsUnsandboxed reports whether a Bash call asks to leave the sandbox
 // and may: the sandbox is on and the settings let the model ask.
-func (s *Session) wantsUnsandboxed(t tools.Tool, input json.RawMessage) bool {
+func (s *Session) wantsUnsandboxed(tool string, input json.RawMessage) bool {
 	sb := s.settings.Sandbox
-	if t.Name() != "Bash" || !sb.Enabled || !sb.AllowUnsandboxed {
+	if tool != "Bash" || !sb.Enabled || !sb.AllowUnsandboxed {
 		return false
 	}
 	var in bashSandboxInput
@@ -76,9 +76,9 @@ func (s *Session) wantsUnsandboxed(t tools.Tool, input json.RawMessage) bool {
 // workspaceConfined reports whether a Bash call will run in the
 // workspace sandbox: the sandbox is on, the command is not excluded and
 // did not (validly) ask to leave it.
-func (s *Session) workspaceConfined(t tools.Tool, call permrules.Call, input json.RawMessage) bool {
+func (s *Session) workspaceConfined(call permrules.Call, input json.RawMessage) bool {
 	sb := s.settings.Sandbox
-	if t.Name() != "Bash" || !sb.Enabled || s.wantsUnsandboxed(t, input) || !sandbox.Check().CanConfineWrites() {
+	if call.Tool != "Bash" || !sb.Enabled || s.wantsUnsandboxed(call.Tool, input) || !sandbox.Check().CanConfineWrites() {
 		// Where the kernel cannot confine, the sandbox is off and every
 		// command goes through the ordinary permission flow (the session
 		// start said so).
@@ -190,19 +190,12 @@ var gitNeutralEnv = func() []string {
 		{"diff.external", ""}, {"safe.bareRepository", "explicit"}, {"core.sshCommand", "false"},
 		{"credential.helper", ""}, {"protocol.allow", "never"},
 	}
-	env := []string{"GIT_CONFIG_COUNT=" + itoa(len(pairs)), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EXTERNAL_DIFF=", "GIT_OPTIONAL_LOCKS=0"}
+	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(pairs)), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EXTERNAL_DIFF=", "GIT_OPTIONAL_LOCKS=0"}
 	for i, p := range pairs {
-		env = append(env, "GIT_CONFIG_KEY_"+itoa(i)+"="+p[0], "GIT_CONFIG_VALUE_"+itoa(i)+"="+p[1])
+		env = append(env, "GIT_CONFIG_KEY_"+strconv.Itoa(i)+"="+p[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(i)+"="+p[1])
 	}
 	return env
 }()
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
-}
 
 // readOnlyAllowed reports whether the allowance for read-only Bash
 // commands may apply: only where the kernel can confine them read-only.

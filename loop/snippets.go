@@ -13,7 +13,6 @@ import (
 	"github.com/cordis-agent/cordis/hooks"
 	"github.com/cordis-agent/cordis/hooks/permrules"
 	"github.com/cordis-agent/cordis/loop/commands"
-	"github.com/cordis-agent/cordis/loop/tools"
 )
 
 // snippetTool is the tool a prompt command's shell snippet is governed
@@ -50,7 +49,7 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 	uses := map[string]sandboxUse{}
 	for i, c := range g.run {
 		use := g.confine[i]
-		if use == unconfined && s.workspaceConfined(bashTool{}, permrules.NewCall("Bash", bashInput(c), s.cwd), bashInput(c)) {
+		if use == unconfined && s.workspaceConfined(permrules.NewCall("Bash", bashInput(c), s.cwd), bashInput(c)) {
 			use = confinedWorkspace
 		}
 		if prev, ok := uses[c]; !ok || use == confinedReadOnly || prev == confinedWorkspace && use != unconfined {
@@ -59,11 +58,6 @@ func (s *Session) approveSnippets(ctx context.Context, command, turnID string, c
 	}
 	return g.run, uses, nil
 }
-
-// bashTool stands for the Bash tool where only its name matters.
-type bashTool struct{ tools.Tool }
-
-func (bashTool) Name() string { return "Bash" }
 
 // snippetGovernor is one prompt command's snippets on their way through
 // the seams and the user.

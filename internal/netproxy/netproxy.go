@@ -334,11 +334,12 @@ func PrivateAddr(ip netip.Addr) bool {
 
 // MatchDomain reports whether host matches pattern: the same name, or,
 // for "*.example.com", any name below example.com (not example.com
-// itself). An optional ":port" on the pattern must equal port.
+// itself). An optional ":port" on the pattern must equal port, unless
+// port is 0 (any port).
 func MatchDomain(pattern, host string, port int) bool {
 	pattern = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(pattern)), ".")
 	if h, p, err := net.SplitHostPort(pattern); err == nil {
-		if p != strconv.Itoa(port) {
+		if port != 0 && p != strconv.Itoa(port) {
 			return false
 		}
 		pattern = h

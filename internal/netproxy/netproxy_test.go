@@ -143,6 +143,7 @@ func TestMatchDomain(t *testing.T) {
 		{"*.example.com", "evilexample.com", 443, false},
 		{"example.com:8443", "example.com", 8443, true},
 		{"example.com:8443", "example.com", 443, false},
+		{"example.com:8443", "example.com", 0, true},
 		{"", "example.com", 443, false},
 	} {
 		if got := MatchDomain(c.pattern, c.host, c.port); got != c.want {
